@@ -1,0 +1,16 @@
+//! Engines: what proposes the assistant's words and tool calls.
+//!
+//! A turn is a series of steps. Each step hands the engine the chat so far
+//! (as [`Item`]s) and the tools it may call; the engine streams back text and
+//! tool calls as [`Chunk`]s and returns. The turn loop runs the calls, logs
+//! their results and steps again until a step asks for no tools. Engines are
+//! stateless between steps, which is how API providers work, and which lets a
+//! restart pick a chat up from its log alone.
+
+mod engine;
+mod mock;
+mod scripted;
+
+pub use engine::{BoxFuture, Chunk, Engine, EngineError, Item, StepRequest, ToolSpec};
+pub use mock::MockEngine;
+pub use scripted::{ScriptStep, ScriptedEngine};

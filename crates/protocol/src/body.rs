@@ -1,0 +1,185 @@
+//! What each kind of event says, apart from the envelope (`seq`, `id`, `at`).
+//!
+//! Each kind is its own struct so that a reader deserialises only the kind it
+//! meets, straight from the line; fields a newer version adds are ignored on
+//! read, and a kind this version doesn't know becomes [`Body::Unknown`], kept
+//! on disk and skipped by folds.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// How much the assistant may do without asking, chosen per chat.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// Asks before commands and file changes.
+    Ask,
+    /// Accept edits: file changes in the work folder run.
+    Edits,
+    /// Auto: a reviewer looks before the owner is asked.
+    Auto,
+    /// Full trust.
+    Full,
+}
+
+impl Mode {
+    pub const ALL: [Mode; 4] = [Mode::Ask, Mode::Edits, Mode::Auto, Mode::Full];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Ask => "ask",
+            Mode::Edits => "edits",
+            Mode::Auto => "auto",
+            Mode::Full => "full",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Mode> {
+        Mode::ALL.into_iter().find(|m| m.as_str() == text)
+    }
+}
+
+impl std::fmt::Display for Mode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Who started a chat. Only a chat the owner started has the owner in it by
+/// default; the others have nobody there to answer unless the owner opens them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Origin {
+    Owner,
+    /// Started from a chat app (Telegram, Discord, Slack…).
+    App,
+    Routine,
+    Task,
+}
+
+/// Who wrote a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Speaker {
+    Owner,
+    /// Someone other than the owner, on a chat app.
+    Person,
+    /// A synthetic message from a routine; it carries no owner authority.
+    Routine,
+    /// A synthetic message from a task or helper; no owner authority either.
+    Task,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChatCreated {
+    pub work: String,
+    pub mode: Mode,
+    pub origin: Origin,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    pub from: Speaker,
+    pub text: String,
+    /// The person's name, for messages from someone other than the owner.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The chat app it came through.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TurnStarted {
+    pub engine: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+}
+
+/// Text the assistant wrote. `turn` is the `seq` of the turn's `turn.started`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Reply {
+    pub turn: u64,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCalled {
+    pub turn: u64,
+    /// The engine's id for the call. Engines may reuse ids, so readers pair a
+    /// `tool.finished` with the latest `tool.called` of that id.
+    pub call: String,
+    pub tool: String,
+    pub input: Value,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolFinished {
+    pub turn: u64,
+    pub call: String,
+    pub ok: bool,
+    /// What the model is given back: the tool's output, or a sentence saying
+    /// why it didn't run.
+    pub output: String,
+    /// Tool-specific facts for people and folds (exit code, final address…).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<Value>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EndReason {
+    Done,
+    Stopped,
+    Error,
+    /// Conch stopped while the turn was running; written when the chat next opens.
+    Interrupted,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TurnEnded {
+    pub turn: u64,
+    pub reason: EndReason,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModeChanged {
+    pub mode: Mode,
+}
+
+/// One event's content. The `type` field on disk names the variant.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Body {
+    ChatCreated(ChatCreated),
+    Message(Message),
+    TurnStarted(TurnStarted),
+    Reply(Reply),
+    ToolCalled(ToolCalled),
+    ToolFinished(ToolFinished),
+    TurnEnded(TurnEnded),
+    ModeChanged(ModeChanged),
+    /// A type this version doesn't know, or a known type whose fields it can't
+    /// read. The line stays in the log as it was; folds skip it.
+    Unknown { kind: String },
+}
+
+impl Body {
+    /// The `type` written on disk.
+    pub fn kind(&self) -> &str {
+        match self {
+            Body::ChatCreated(_) => "chat.created",
+            Body::Message(_) => "message",
+            Body::TurnStarted(_) => "turn.started",
+            Body::Reply(_) => "reply",
+            Body::ToolCalled(_) => "tool.called",
+            Body::ToolFinished(_) => "tool.finished",
+            Body::TurnEnded(_) => "turn.ended",
+            Body::ModeChanged(_) => "mode.changed",
+            Body::Unknown { kind } => kind,
+        }
+    }
+}

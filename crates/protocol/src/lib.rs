@@ -1,0 +1,23 @@
+//! The chat log's vocabulary: the events every part of Conch writes and reads,
+//! and the pure folds over them.
+//!
+//! A chat's log is the single source of truth. Everything a reader wants to know
+//! about a chat (its mode, whether a turn is running, later its marks and holds)
+//! is a fold over these events, computed the same way by every reader. This crate
+//! does no I/O so that the folds can be tested exhaustively and run anywhere.
+
+mod body;
+mod event;
+mod fold;
+mod line;
+mod line_fast;
+mod time;
+
+pub use body::{
+    Body, ChatCreated, EndReason, Message, Mode, ModeChanged, Origin, Reply, Speaker, ToolCalled,
+    ToolFinished, TurnEnded, TurnStarted,
+};
+pub use event::Event;
+pub use fold::{ChatView, OpenTurn};
+pub use line::LineError;
+pub use time::{format_rfc3339, parse_rfc3339};
