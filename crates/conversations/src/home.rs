@@ -9,7 +9,10 @@ use crate::private_file::{create_private_dir, open_to_others};
 pub enum HomeError {
     /// No `--home`, no `CONCH_HOME`, and no `HOME` to put `.conch` in.
     NoneGiven,
-    Create { path: PathBuf, error: std::io::Error },
+    Create {
+        path: PathBuf,
+        error: std::io::Error,
+    },
     NotAFolder(PathBuf),
 }
 
@@ -105,7 +108,13 @@ impl Home {
             }
         };
         check(self.root.clone());
-        for name in ["chats", "owner.json", "access-keys.json", "settings.json", "secrets.json"] {
+        for name in [
+            "chats",
+            "owner.json",
+            "access-keys.json",
+            "settings.json",
+            "secrets.json",
+        ] {
             check(self.root.join(name));
         }
         problems

@@ -1,9 +1,24 @@
 //! Chats: the log store, the turn loop, and the registry of open chats.
 
+mod chat;
+mod chats;
+mod error;
 pub mod home;
 pub mod ids;
 pub mod log;
 pub mod private_file;
+mod toolbox;
+mod transcript;
+mod turn;
 
+pub use chat::{Chat, Posted, MAX_MESSAGE_CHARS};
+pub use chats::{ChatSummary, Chats, ChatsConfig, NewChat};
+pub use error::ChatError;
 pub use home::{Home, HomeError};
 pub use log::{ChatLog, Committed, Durability, Live, LogError, OpenReport};
+pub use toolbox::{NoTools, ToolBox, ToolCall, ToolOutcome};
+
+/// Says something a person running Conch should know, on standard error.
+pub fn warn(sentence: &str) {
+    eprintln!("conch: warning: {sentence}");
+}

@@ -9,7 +9,10 @@ use std::path::Path;
 
 /// Creates `dir` and its missing parents as 0700. An existing folder is left as it is.
 pub fn create_private_dir(dir: &Path) -> io::Result<()> {
-    fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
 }
 
 /// Opens `path` for appending, creating it 0600.

@@ -25,8 +25,16 @@ pub enum Item {
     Other { label: String, text: String },
     /// What the assistant said.
     Assistant(String),
-    ToolUse { id: String, name: String, input: Value },
-    ToolResult { id: String, ok: bool, output: String },
+    ToolUse {
+        id: String,
+        name: String,
+        input: Value,
+    },
+    ToolResult {
+        id: String,
+        ok: bool,
+        output: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -41,7 +49,11 @@ pub enum Chunk {
     /// More of the reply's text.
     Text(String),
     /// A tool call the engine wants run.
-    ToolCall { id: String, name: String, input: Value },
+    ToolCall {
+        id: String,
+        name: String,
+        input: Value,
+    },
 }
 
 /// Why a step failed, in a sentence a person can act on.
@@ -60,9 +72,9 @@ pub enum EngineError {
 impl std::fmt::Display for EngineError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            EngineError::Unauthorized(s) | EngineError::Unavailable(s) | EngineError::Protocol(s) => {
-                f.write_str(s)
-            }
+            EngineError::Unauthorized(s)
+            | EngineError::Unavailable(s)
+            | EngineError::Protocol(s) => f.write_str(s),
             EngineError::Stopped => f.write_str("The turn was stopped."),
         }
     }

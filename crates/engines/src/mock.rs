@@ -56,7 +56,11 @@ pub fn mock_reply(request: &StepRequest) -> String {
             .to_owned();
     }
     let quoted: String = text.chars().take(200).collect();
-    let more = if text.chars().count() > 200 { "…" } else { "" };
+    let more = if text.chars().count() > 200 {
+        "…"
+    } else {
+        ""
+    };
     format!(
         "You said: \"{quoted}{more}\". I'm the mock engine, so I can only echo and demo. \
          Add a provider with `conch providers add` to talk to a real model."

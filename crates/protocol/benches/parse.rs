@@ -9,7 +9,9 @@ fn log_lines(n: u64) -> Vec<u8> {
         let body = if seq % 2 == 0 {
             Body::Message(Message {
                 from: Speaker::Owner,
-                text: format!("Please look at item {seq} and tell me what changed since yesterday."),
+                text: format!(
+                    "Please look at item {seq} and tell me what changed since yesterday."
+                ),
                 name: None,
                 app: None,
             })

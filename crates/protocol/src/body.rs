@@ -164,7 +164,9 @@ pub enum Body {
     ModeChanged(ModeChanged),
     /// A type this version doesn't know, or a known type whose fields it can't
     /// read. The line stays in the log as it was; folds skip it.
-    Unknown { kind: String },
+    Unknown {
+        kind: String,
+    },
 }
 
 impl Body {

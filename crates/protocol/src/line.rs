@@ -194,7 +194,10 @@ mod tests {
         for body in bodies {
             let e = event(body);
             let line = e.to_line();
-            assert!(line.starts_with("{\"seq\":7,\"id\":\"e1\",\"at\":"), "{line}");
+            assert!(
+                line.starts_with("{\"seq\":7,\"id\":\"e1\",\"at\":"),
+                "{line}"
+            );
             assert!(!line.contains('\n'));
             assert_eq!(Event::from_line(line.as_bytes()), Ok(e));
         }
@@ -202,7 +205,8 @@ mod tests {
 
     #[test]
     fn unknown_kind_keeps_its_envelope() {
-        let line = br#"{"seq":4,"id":"x","at":"2030-01-01T00:00:00Z","type":"hologram","beam":[1,2]}"#;
+        let line =
+            br#"{"seq":4,"id":"x","at":"2030-01-01T00:00:00Z","type":"hologram","beam":[1,2]}"#;
         let e = Event::from_line(line).unwrap();
         assert_eq!(e.seq, 4);
         assert_eq!(

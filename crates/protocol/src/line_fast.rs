@@ -61,12 +61,19 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Rest<'_, A> {
         }
     }
 
-    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Self::Error> {
+    fn next_value_seed<V: DeserializeSeed<'de>>(
+        &mut self,
+        seed: V,
+    ) -> Result<V::Value, Self::Error> {
         self.map.next_value_seed(seed)
     }
 }
 
-fn body<'de, T, A>(map: &mut A, envelope: &mut Envelope, wrap: fn(T) -> Body) -> Result<Body, A::Error>
+fn body<'de, T, A>(
+    map: &mut A,
+    envelope: &mut Envelope,
+    wrap: fn(T) -> Body,
+) -> Result<Body, A::Error>
 where
     T: Deserialize<'de>,
     A: MapAccess<'de>,
@@ -164,7 +171,17 @@ mod tests {
     fn reads_lines_conch_writes_in_one_pass() {
         let line = br#"{"seq":2,"id":"i","at":"t","type":"message","from":"owner","text":"yo"}"#;
         let e = serde_json::from_slice::<FastEvent>(line).map(|f| f.0);
-        assert!(matches!(e, Ok(Event { seq: 2, body: Body::Message(_), .. })), "{e:?}");
+        assert!(
+            matches!(
+                e,
+                Ok(Event {
+                    seq: 2,
+                    body: Body::Message(_),
+                    ..
+                })
+            ),
+            "{e:?}"
+        );
     }
 
     #[test]

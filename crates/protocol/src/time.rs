@@ -113,7 +113,15 @@ fn civil_from_days(z: i64) -> (i64, i64, i64) {
     let mp = (5 * doy + 2) / 153;
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (if m <= 2 { yoe + era * 400 + 1 } else { yoe + era * 400 }, m, d)
+    (
+        if m <= 2 {
+            yoe + era * 400 + 1
+        } else {
+            yoe + era * 400
+        },
+        m,
+        d,
+    )
 }
 
 #[cfg(test)]
@@ -131,7 +139,13 @@ mod tests {
 
     #[test]
     fn parses_what_it_formats() {
-        for ms in [0i64, 1, 951_782_400_000, 1_795_966_223_123, 4_102_444_800_999] {
+        for ms in [
+            0i64,
+            1,
+            951_782_400_000,
+            1_795_966_223_123,
+            4_102_444_800_999,
+        ] {
             let t = UNIX_EPOCH + Duration::from_millis(ms as u64);
             assert_eq!(parse_rfc3339(&format_rfc3339(t)), Some(ms));
         }

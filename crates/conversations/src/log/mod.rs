@@ -211,7 +211,9 @@ impl ChatLog {
 
     /// `append` for code outside an async runtime.
     pub fn append_blocking(&self, body: Body) -> Result<Event, LogError> {
-        self.send(body)?.blocking_recv().unwrap_or(Err(LogError::Closed))
+        self.send(body)?
+            .blocking_recv()
+            .unwrap_or(Err(LogError::Closed))
     }
 
     fn send(&self, body: Body) -> Result<oneshot::Receiver<Result<Event, LogError>>, LogError> {
@@ -227,7 +229,11 @@ impl ChatLog {
 
     /// The chat as its log says it is now.
     pub fn view(&self) -> ChatView {
-        self.shared.view.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.shared
+            .view
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// Runs `f` on the view without copying it.

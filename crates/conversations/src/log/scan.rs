@@ -100,7 +100,10 @@ mod tests {
         assert_eq!(s.spans.iter().map(|s| s.seq).collect::<Vec<_>>(), [1, 2, 3]);
         assert_eq!(s.good_len, text.len() as u64);
         assert_eq!((s.torn, s.skipped.len()), (None, 0));
-        assert_eq!(&text[s.spans[1].start as usize..s.spans[1].end() as usize] as &str, line(2).trim_end());
+        assert_eq!(
+            &text[s.spans[1].start as usize..s.spans[1].end() as usize] as &str,
+            line(2).trim_end()
+        );
     }
 
     #[test]
@@ -131,7 +134,10 @@ mod tests {
         let text = line(1) + "garbage\n" + &line(2);
         let s = scan_text(&text);
         assert_eq!(s.spans.len(), 2);
-        assert_eq!(s.skipped, vec![(line(1).len() as u64, (line(1).len() + 8) as u64)]);
+        assert_eq!(
+            s.skipped,
+            vec![(line(1).len() as u64, (line(1).len() + 8) as u64)]
+        );
         assert_eq!(s.torn, None);
     }
 

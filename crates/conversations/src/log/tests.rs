@@ -73,7 +73,10 @@ fn a_torn_tail_is_set_aside_and_the_chat_opens() {
     assert_eq!(log.last_seq(), 1);
     assert_eq!(log.append_blocking(msg("next")).unwrap().seq, 2);
     let text = std::fs::read_to_string(&path).unwrap();
-    assert!(text.lines().all(|l| Event::from_line(l.as_bytes()).is_ok()), "{text}");
+    assert!(
+        text.lines().all(|l| Event::from_line(l.as_bytes()).is_ok()),
+        "{text}"
+    );
 }
 
 #[test]
@@ -113,7 +116,10 @@ fn concurrent_appenders_get_distinct_dense_seqs() {
             })
         })
         .collect();
-    let mut seqs: Vec<u64> = threads.into_iter().flat_map(|t| t.join().unwrap()).collect();
+    let mut seqs: Vec<u64> = threads
+        .into_iter()
+        .flat_map(|t| t.join().unwrap())
+        .collect();
     seqs.sort();
     assert_eq!(seqs, (1..=400).collect::<Vec<_>>());
 }

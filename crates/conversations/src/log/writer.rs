@@ -73,7 +73,11 @@ impl Writer {
             buf.extend_from_slice(line.as_bytes());
             buf.push(b'\n');
             if self.durability == Durability::EachEvent {
-                if let Err(error) = self.file.write_all(&buf).and_then(|()| self.file.sync_data()) {
+                if let Err(error) = self
+                    .file
+                    .write_all(&buf)
+                    .and_then(|()| self.file.sync_data())
+                {
                     self.fail(error, done, Some(request.reply));
                     return;
                 }
@@ -84,7 +88,11 @@ impl Writer {
             done.push((Committed { event, line }, span, request.reply));
         }
         if self.durability == Durability::Group {
-            if let Err(error) = self.file.write_all(&buf).and_then(|()| self.file.sync_data()) {
+            if let Err(error) = self
+                .file
+                .write_all(&buf)
+                .and_then(|()| self.file.sync_data())
+            {
                 self.fail(error, done, None);
                 return;
             }

@@ -1,0 +1,126 @@
+//! One open chat: its log, and the runner that takes turns for its messages.
+//!
+//! Messages are never refused because a turn is running: each is written to
+//! the log at once (so its place in the chat is fixed and it is safe on disk),
+//! and the runner starts another turn for whatever arrived during the last
+//! one. One runner per chat, so turns never overlap.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use engines::Engine;
+use protocol::{Body, Event, Message, Speaker};
+
+use crate::error::ChatError;
+use crate::log::ChatLog;
+use crate::toolbox::ToolBox;
+
+pub const MAX_MESSAGE_CHARS: usize = 100_000;
+
+pub struct Chat {
+    pub id: String,
+    pub work: PathBuf,
+    pub log: ChatLog,
+    pub(crate) engine: Arc<dyn Engine>,
+    pub(crate) tools: Arc<dyn ToolBox>,
+    running: Mutex<bool>,
+}
+
+/// A message as written.
+#[derive(Debug, Clone)]
+pub struct Posted {
+    pub event: Event,
+    /// A turn was running, so this message waits for the next one.
+    pub queued: bool,
+}
+
+impl Chat {
+    pub(crate) fn new(
+        id: String,
+        work: PathBuf,
+        log: ChatLog,
+        engine: Arc<dyn Engine>,
+        tools: Arc<dyn ToolBox>,
+    ) -> Chat {
+        Chat {
+            id,
+            work,
+            log,
+            engine,
+            tools,
+            running: Mutex::new(false),
+        }
+    }
+
+    /// The owner writes; a turn runs for it.
+    pub async fn post(self: &Arc<Self>, text: &str) -> Result<Posted, ChatError> {
+        self.post_as(Speaker::Owner, text, None, None).await
+    }
+
+    pub async fn post_as(
+        self: &Arc<Self>,
+        from: Speaker,
+        text: &str,
+        name: Option<String>,
+        app: Option<String>,
+    ) -> Result<Posted, ChatError> {
+        if text.trim().is_empty() {
+            return Err(ChatError::EmptyMessage);
+        }
+        let chars = text.chars().count();
+        if chars > MAX_MESSAGE_CHARS {
+            return Err(ChatError::MessageTooLong { chars });
+        }
+        let queued = self.is_running();
+        let event = self
+            .log
+            .append(Body::Message(Message {
+                from,
+                text: text.to_owned(),
+                name,
+                app,
+            }))
+            .await?;
+        self.kick();
+        Ok(Posted { event, queued })
+    }
+
+    /// Whether a turn is running or about to.
+    pub fn is_running(&self) -> bool {
+        *self.running.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Starts the runner unless it is already going. The runner checks for
+    /// waiting messages under the same lock before it stops, and the log's
+    /// view is updated before an append is acknowledged, so a message is
+    /// either seen by the running runner or starts a new one.
+    fn kick(self: &Arc<Self>) {
+        let mut running = self.running.lock().unwrap_or_else(|p| p.into_inner());
+        if *running {
+            return;
+        }
+        *running = true;
+        let chat = self.clone();
+        tokio::spawn(async move { chat.drive().await });
+    }
+
+    async fn drive(self: Arc<Self>) {
+        loop {
+            {
+                let mut running = self.running.lock().unwrap_or_else(|p| p.into_inner());
+                if !self.log.with_view(|v| v.waiting_for_turn()) {
+                    *running = false;
+                    return;
+                }
+            }
+            if let Err(e) = crate::turn::run(&self).await {
+                crate::warn(&format!(
+                    "Chat {}: a turn couldn't be written: {e}",
+                    self.id
+                ));
+                *self.running.lock().unwrap_or_else(|p| p.into_inner()) = false;
+                return;
+            }
+        }
+    }
+}

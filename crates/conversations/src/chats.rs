@@ -1,0 +1,233 @@
+//! The registry of chats: creating them, opening them on first use (one open
+//! handle per chat in this process), and listing them.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use engines::Engine;
+use protocol::{Body, ChatCreated, ChatView, EndReason, Event, Mode, Origin, TurnEnded};
+
+use crate::chat::Chat;
+use crate::error::ChatError;
+use crate::home::Home;
+use crate::ids;
+use crate::log::{scan, ChatLog, Durability, LogError, LOG_FILE};
+use crate::private_file::create_private_dir;
+use crate::toolbox::ToolBox;
+
+pub struct ChatsConfig {
+    pub durability: Durability,
+    /// Where a chat works when it isn't given a folder.
+    pub default_work: PathBuf,
+    pub default_mode: Mode,
+}
+
+pub struct Chats {
+    home: Home,
+    engine: Arc<dyn Engine>,
+    tools: Arc<dyn ToolBox>,
+    config: ChatsConfig,
+    open: Mutex<HashMap<String, Arc<Chat>>>,
+}
+
+/// What a new chat starts with.
+#[derive(Debug, Default, Clone)]
+pub struct NewChat {
+    pub work: Option<String>,
+    pub mode: Option<Mode>,
+    pub origin: Option<Origin>,
+}
+
+/// A chat as a list shows it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ChatSummary {
+    pub id: String,
+    pub title: Option<String>,
+    pub work: Option<String>,
+    pub mode: Option<Mode>,
+    pub origin: Option<Origin>,
+    pub created: Option<String>,
+    pub updated: Option<String>,
+    pub running: bool,
+}
+
+/// How much of an unopened chat's log a list reads for its title.
+const SUMMARY_BYTES: u64 = 64 * 1024;
+
+impl Chats {
+    pub fn new(
+        home: Home,
+        engine: Arc<dyn Engine>,
+        tools: Arc<dyn ToolBox>,
+        config: ChatsConfig,
+    ) -> Arc<Chats> {
+        Arc::new(Chats {
+            home,
+            engine,
+            tools,
+            config,
+            open: Mutex::new(HashMap::new()),
+        })
+    }
+
+    pub fn home(&self) -> &Home {
+        &self.home
+    }
+
+    pub fn engine_name(&self) -> &str {
+        self.engine.name()
+    }
+
+    pub async fn create(&self, new: NewChat) -> Result<Arc<Chat>, ChatError> {
+        let work = match new.work {
+            Some(text) => check_work(Path::new(&text))?,
+            None => check_work(&self.config.default_work)?,
+        };
+        let id = ids::chat_id();
+        let dir = self.home.chat_dir(&id);
+        create_private_dir(&dir).map_err(LogError::io(&dir))?;
+        let (log, _) = ChatLog::open(&dir, self.config.durability)?;
+        log.append(Body::ChatCreated(ChatCreated {
+            work: work.to_string_lossy().into_owned(),
+            mode: new.mode.unwrap_or(self.config.default_mode),
+            origin: new.origin.unwrap_or(Origin::Owner),
+            parent: None,
+        }))
+        .await?;
+        let chat = Arc::new(Chat::new(
+            id.clone(),
+            work,
+            log,
+            self.engine.clone(),
+            self.tools.clone(),
+        ));
+        self.lock_open().insert(id, chat.clone());
+        Ok(chat)
+    }
+
+    /// The chat with this id, opening it if it isn't open yet. Opening reads
+    /// the whole log once, so call this off the async threads for big chats.
+    pub fn get(&self, id: &str) -> Result<Arc<Chat>, ChatError> {
+        if !ids::is_valid_id(id) {
+            return Err(ChatError::NotFound(id.chars().take(64).collect()));
+        }
+        let mut open = self.lock_open();
+        if let Some(chat) = open.get(id) {
+            return Ok(chat.clone());
+        }
+        let dir = self.home.chat_dir(id);
+        if !dir.join(LOG_FILE).is_file() {
+            return Err(ChatError::NotFound(id.to_owned()));
+        }
+        let (log, report) = ChatLog::open(&dir, self.config.durability)?;
+        for warning in report.warnings(id) {
+            crate::warn(&warning);
+        }
+        let view = log.view();
+        let work = view
+            .created
+            .as_ref()
+            .map(|c| PathBuf::from(&c.work))
+            .unwrap_or_else(|| self.config.default_work.clone());
+        if let Some(turn) = view.open_turn {
+            log.append_blocking(Body::TurnEnded(TurnEnded {
+                turn: turn.seq,
+                reason: EndReason::Interrupted,
+                error: Some("Conch stopped while this turn was running.".to_owned()),
+            }))?;
+        }
+        let chat = Arc::new(Chat::new(
+            id.to_owned(),
+            work,
+            log,
+            self.engine.clone(),
+            self.tools.clone(),
+        ));
+        open.insert(id.to_owned(), chat.clone());
+        Ok(chat)
+    }
+
+    /// Every chat, most recently active first.
+    pub fn list(&self) -> Vec<ChatSummary> {
+        let Ok(entries) = std::fs::read_dir(self.home.chats_dir()) else {
+            return Vec::new();
+        };
+        let open = self.lock_open().clone();
+        let mut out: Vec<(std::time::SystemTime, ChatSummary)> = entries
+            .filter_map(Result::ok)
+            .filter_map(|entry| {
+                let id = entry.file_name().to_str()?.to_owned();
+                if !ids::is_valid_id(&id) {
+                    return None;
+                }
+                let path = entry.path().join(LOG_FILE);
+                let modified = std::fs::metadata(&path).and_then(|m| m.modified()).ok()?;
+                let (view, created_at, running) = match open.get(&id) {
+                    Some(chat) => {
+                        let created_at = chat.log.lines_after(0, 1).ok().and_then(|l| {
+                            Event::from_line(l.first()?.1.as_bytes()).ok().map(|e| e.at)
+                        });
+                        (chat.log.view(), created_at, chat.is_running())
+                    }
+                    None => {
+                        let (view, created_at) = peek(&path);
+                        (view, created_at, false)
+                    }
+                };
+                let created = view.created.as_ref();
+                Some((
+                    modified,
+                    ChatSummary {
+                        id,
+                        title: view.title.clone(),
+                        work: created.map(|c| c.work.clone()),
+                        mode: view.mode,
+                        origin: created.map(|c| c.origin),
+                        created: created_at,
+                        updated: Some(protocol::format_rfc3339(modified)),
+                        running,
+                    },
+                ))
+            })
+            .collect();
+        out.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.id.cmp(&b.1.id)));
+        out.into_iter().map(|(_, s)| s).collect()
+    }
+
+    fn lock_open(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Chat>>> {
+        self.open.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// Folds the start of a log without opening it for writing.
+fn peek(path: &Path) -> (ChatView, Option<String>) {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    let read =
+        std::fs::File::open(path).and_then(|f| f.take(SUMMARY_BYTES).read_to_end(&mut bytes));
+    let mut view = ChatView::default();
+    let mut first_at = None;
+    if read.is_ok() {
+        scan::scan(&bytes, |e| {
+            first_at.get_or_insert_with(|| e.at.clone());
+            view.apply(e);
+        });
+    }
+    (view, first_at)
+}
+
+fn check_work(path: &Path) -> Result<PathBuf, ChatError> {
+    let bad = |why| ChatError::Work {
+        path: path.to_path_buf(),
+        why,
+    };
+    if !path.is_absolute() {
+        return Err(bad("isn't a full path (it should start with /)"));
+    }
+    let resolved = path.canonicalize().map_err(|_| bad("doesn't exist"))?;
+    if !resolved.is_dir() {
+        return Err(bad("isn't a folder"));
+    }
+    Ok(resolved)
+}

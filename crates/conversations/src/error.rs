@@ -1,0 +1,45 @@
+use std::path::PathBuf;
+
+use crate::log::LogError;
+
+/// Why a request about a chat can't be done, in a sentence a person can act on.
+#[derive(Debug)]
+pub enum ChatError {
+    NotFound(String),
+    /// The work folder given for a new chat isn't usable.
+    Work {
+        path: PathBuf,
+        why: &'static str,
+    },
+    EmptyMessage,
+    MessageTooLong {
+        chars: usize,
+    },
+    Log(LogError),
+}
+
+impl From<LogError> for ChatError {
+    fn from(e: LogError) -> Self {
+        ChatError::Log(e)
+    }
+}
+
+impl std::fmt::Display for ChatError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ChatError::NotFound(id) => write!(f, "There's no chat with the id \"{id}\"."),
+            ChatError::Work { path, why } => {
+                write!(f, "The work folder {} {why}. Pick another.", path.display())
+            }
+            ChatError::EmptyMessage => f.write_str("The message is empty. Write something first."),
+            ChatError::MessageTooLong { chars } => write!(
+                f,
+                "The message is too long ({chars} characters; the limit is {}). Shorten it or put it in a file.",
+                crate::chat::MAX_MESSAGE_CHARS
+            ),
+            ChatError::Log(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for ChatError {}

@@ -1,0 +1,44 @@
+//! The chat as an engine sees it, folded from the log.
+
+use engines::Item;
+use protocol::{Body, Event, Speaker};
+
+pub fn items(events: &[Event]) -> Vec<Item> {
+    let mut items = Vec::new();
+    for event in events {
+        match &event.body {
+            Body::Message(m) => items.push(match m.from {
+                Speaker::Owner => Item::Owner(m.text.clone()),
+                Speaker::Person => Item::Other {
+                    label: match (&m.name, &m.app) {
+                        (Some(name), Some(app)) => format!("{name} on {app}"),
+                        (Some(name), None) => name.clone(),
+                        _ => "Someone other than the owner".to_owned(),
+                    },
+                    text: m.text.clone(),
+                },
+                Speaker::Routine => Item::Other {
+                    label: "A routine".to_owned(),
+                    text: m.text.clone(),
+                },
+                Speaker::Task => Item::Other {
+                    label: "A task".to_owned(),
+                    text: m.text.clone(),
+                },
+            }),
+            Body::Reply(r) => items.push(Item::Assistant(r.text.clone())),
+            Body::ToolCalled(c) => items.push(Item::ToolUse {
+                id: c.call.clone(),
+                name: c.tool.clone(),
+                input: c.input.clone(),
+            }),
+            Body::ToolFinished(f) => items.push(Item::ToolResult {
+                id: f.call.clone(),
+                ok: f.ok,
+                output: f.output.clone(),
+            }),
+            _ => {}
+        }
+    }
+    items
+}
