@@ -7,6 +7,7 @@ pub mod home;
 pub mod ids;
 pub mod log;
 pub mod private_file;
+pub mod settings;
 mod toolbox;
 mod transcript;
 mod turn;
@@ -16,6 +17,7 @@ pub use chats::{ChatSummary, Chats, ChatsConfig, NewChat};
 pub use error::ChatError;
 pub use home::{Home, HomeError};
 pub use log::{ChatLog, Committed, Durability, Live, LogError, OpenReport};
+pub use settings::{Settings, SettingsError};
 pub use toolbox::{NoTools, ToolBox, ToolCall, ToolOutcome};
 
 /// Says something a person running Conch should know, on standard error.

@@ -1,0 +1,67 @@
+//! `conch`: the one binary.
+
+mod keys;
+mod listen;
+mod serve;
+mod setup;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "conch",
+    version,
+    about = "Conch: your own AI assistant, on your own computer."
+)]
+struct Cli {
+    /// Conch's folder (default: $CONCH_HOME, else ~/.conch).
+    #[arg(long, global = true, value_name = "DIR")]
+    home: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Start Conch: the gateway, the web pages and the API.
+    Serve(serve::ServeArgs),
+    /// Set the owner's password.
+    Setup(setup::SetupArgs),
+    /// Access keys for scripts.
+    Keys {
+        #[command(subcommand)]
+        command: keys::KeysCommand,
+    },
+}
+
+/// A failure to report: one sentence, already in the user's words.
+pub struct Failure(pub String);
+
+impl<E: std::fmt::Display> From<E> for Failure {
+    fn from(e: E) -> Self {
+        Failure(e.to_string())
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = (|| {
+        let root = conversations::Home::locate(cli.home.as_deref())?;
+        let home = conversations::Home::open(&root)?;
+        match cli.command {
+            Command::Serve(args) => serve::run(home, args),
+            Command::Setup(args) => setup::run(&home, args),
+            Command::Keys { command } => keys::run(&home, command),
+        }
+    })();
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure(sentence)) => {
+            eprintln!("conch: {sentence}");
+            ExitCode::FAILURE
+        }
+    }
+}

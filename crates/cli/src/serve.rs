@@ -1,0 +1,130 @@
+//! `conch serve`: the gateway on 127.0.0.1:7777.
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Args;
+use conversations::{Chats, ChatsConfig, Durability, Home, NoTools, Settings};
+use engines::MockEngine;
+use gateway::{AllowedHosts, AppState};
+
+use crate::{listen, Failure};
+
+#[derive(Args)]
+pub struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:7777", value_parser = listen::parse)]
+    listen: SocketAddr,
+    /// Allow listening beyond this computer (see what it exposes first).
+    #[arg(long)]
+    public: bool,
+    /// Another host name the gateway answers to (repeatable).
+    #[arg(long, value_name = "NAME")]
+    allow_host: Vec<String>,
+}
+
+pub fn run(home: Home, args: ServeArgs) -> Result<(), Failure> {
+    let warning = listen::check(args.listen, args.public).map_err(Failure)?;
+    for problem in home.permission_problems() {
+        conversations::warn(&problem);
+    }
+    let settings = Settings::load(home.root())?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| Failure(format!("Conch couldn't start its runtime: {e}.")))?;
+    runtime.block_on(serve(home, args, settings, warning))
+}
+
+async fn serve(
+    home: Home,
+    args: ServeArgs,
+    settings: Settings,
+    warning: Option<String>,
+) -> Result<(), Failure> {
+    let listener = tokio::net::TcpListener::bind(args.listen)
+        .await
+        .map_err(|e| {
+            Failure(format!(
+                "Conch couldn't listen on {}: {e}. Is another Conch running? Pick another address with --listen.",
+                args.listen
+            ))
+        })?;
+    let addr = listener.local_addr()?;
+    let default_work = match settings.default_work.clone() {
+        Some(dir) => dir,
+        None => std::env::current_dir()?,
+    };
+    let chats = Chats::new(
+        home.clone(),
+        Arc::new(MockEngine::default()),
+        Arc::new(NoTools),
+        ChatsConfig {
+            durability: Durability::Group,
+            default_work,
+            default_mode: settings.default_mode.unwrap_or(protocol::Mode::Ask),
+        },
+    );
+    let mut names = settings.allowed_hosts.clone();
+    names.extend(args.allow_host.iter().cloned());
+    if !addr.ip().is_loopback() && !addr.ip().is_unspecified() {
+        names.push(addr.ip().to_string());
+    }
+    let state = AppState::new(chats, AllowedHosts::new(names));
+
+    let url = format!("http://{addr}");
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "Conch is running at {url}")?;
+    if let Some(warning) = warning {
+        writeln!(out, "Careful: {warning}")?;
+    }
+    writeln!(
+        out,
+        "No provider is configured, so Conch answers with its built-in mock engine (no model, no network)."
+    )?;
+    if !gateway::auth::password::is_set(home.root()) {
+        let token = state.auth.setup.issue().map_err(|_| {
+            Failure("This computer gave Conch no randomness for the setup link.".into())
+        })?;
+        writeln!(
+            out,
+            "Conch has no password yet. Open this link within 15 minutes to choose one:\n\n  {url}/setup?token={token}\n"
+        )?;
+    }
+    out.flush()?;
+    drop(out);
+
+    let stop = Arc::new(tokio::sync::Notify::new());
+    let signalled = stop.clone();
+    let server = axum::serve(listener, gateway::router(state)).with_graceful_shutdown(async move {
+        shutdown_signal().await;
+        signalled.notify_waiters();
+    });
+    // Live streams never end by themselves; after a stop, give requests a
+    // moment to finish and then go. Acknowledged events are already on disk.
+    let grace = async {
+        stop.notified().await;
+        tokio::time::sleep(Duration::from_secs(2)).await;
+    };
+    tokio::select! {
+        result = server => result.map_err(|e| Failure(format!("The gateway stopped: {e}.")))?,
+        () = grace => {}
+    }
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = async {
+            match term.as_mut() {
+                Some(t) => { t.recv().await; }
+                None => std::future::pending::<()>().await,
+            }
+        } => {}
+    }
+}

@@ -1,0 +1,116 @@
+//! `settings.json`: the owner's preferences. Keys this version doesn't know
+//! are kept when the file is written back. A file that can't be read is an
+//! error with the line and column, never silently replaced by defaults.
+
+use std::path::{Path, PathBuf};
+
+use protocol::Mode;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::private_file::write_private;
+
+pub const SETTINGS_FILE: &str = "settings.json";
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Settings {
+    /// Host names the gateway answers to besides the loopback ones.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allowed_hosts: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_mode: Option<Mode>,
+    /// The work folder for chats started without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_work: Option<PathBuf>,
+    #[serde(flatten)]
+    pub other: Map<String, Value>,
+}
+
+#[derive(Debug)]
+pub enum SettingsError {
+    Read {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    Invalid {
+        path: PathBuf,
+        error: serde_json::Error,
+    },
+    Write {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+}
+
+impl std::fmt::Display for SettingsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SettingsError::Read { path, error } => {
+                write!(f, "Conch couldn't read {}: {error}.", path.display())
+            }
+            SettingsError::Invalid { path, error } => write!(
+                f,
+                "{} can't be read (line {}, column {}): {error}. Fix it, or move it aside to start from the defaults.",
+                path.display(),
+                error.line(),
+                error.column()
+            ),
+            SettingsError::Write { path, error } => {
+                write!(f, "Conch couldn't save {}: {error}.", path.display())
+            }
+        }
+    }
+}
+
+impl std::error::Error for SettingsError {}
+
+impl Settings {
+    pub fn load(home: &Path) -> Result<Settings, SettingsError> {
+        let path = home.join(SETTINGS_FILE);
+        let bytes = match std::fs::read(&path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Settings::default()),
+            Err(error) => return Err(SettingsError::Read { path, error }),
+        };
+        serde_json::from_slice(&bytes).map_err(|error| SettingsError::Invalid { path, error })
+    }
+
+    pub fn save(&self, home: &Path) -> Result<(), SettingsError> {
+        let path = home.join(SETTINGS_FILE);
+        let mut text = serde_json::to_string_pretty(self).unwrap_or_else(|_| "{}".into());
+        text.push('\n');
+        write_private(&path, text.as_bytes()).map_err(|error| SettingsError::Write { path, error })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_file_is_defaults_and_unknown_keys_survive() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(Settings::load(dir.path()).unwrap(), Settings::default());
+        std::fs::write(
+            dir.path().join(SETTINGS_FILE),
+            r#"{"allowedHosts":["conch.lan"],"defaultMode":"edits","future":{"x":1}}"#,
+        )
+        .unwrap();
+        let s = Settings::load(dir.path()).unwrap();
+        assert_eq!(s.allowed_hosts, ["conch.lan"]);
+        assert_eq!(s.default_mode, Some(Mode::Edits));
+        s.save(dir.path()).unwrap();
+        let again = Settings::load(dir.path()).unwrap();
+        assert_eq!(again.other["future"]["x"], 1);
+    }
+
+    #[test]
+    fn a_broken_file_says_where() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(SETTINGS_FILE), "{\n  \"defaultMode\": ,\n}").unwrap();
+        let err = Settings::load(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("line 2"), "{err}");
+        assert!(err.contains("move it aside"), "{err}");
+    }
+}

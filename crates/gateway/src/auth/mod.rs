@@ -1,0 +1,138 @@
+//! Who is asking: the owner (a session from their password) or a script (an
+//! access key). Every `/api` route but health and sign-in needs one of them;
+//! routes a person alone may use refuse keys with 403.
+
+pub mod keys;
+pub mod password;
+pub mod random;
+pub mod sessions;
+pub mod setup_link;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use axum::extract::{FromRequestParts, Request, State};
+use axum::http::request::Parts;
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::middleware::Next;
+use axum::response::Response;
+use tokio::sync::Semaphore;
+
+use crate::error::ApiError;
+use crate::state::AppState;
+use keys::{KeyCache, KeyRecord};
+use sessions::{Session, Sessions};
+use setup_link::SetupLink;
+
+pub struct Auth {
+    pub home: PathBuf,
+    pub sessions: Sessions,
+    pub keys: KeyCache,
+    pub setup: SetupLink,
+    /// argon2 is slow on purpose; at most two checks run at once, so a flood
+    /// of sign-in attempts can't take every core.
+    pub password_slots: Arc<Semaphore>,
+}
+
+impl Auth {
+    pub fn new(home: PathBuf) -> Auth {
+        Auth {
+            keys: KeyCache::new(&home),
+            home,
+            sessions: Sessions::default(),
+            setup: SetupLink::default(),
+            password_slots: Arc::new(Semaphore::new(2)),
+        }
+    }
+}
+
+/// Who a signed-in request is from.
+#[derive(Debug, Clone)]
+pub enum Who {
+    Owner { token: String, session: Session },
+    Key(KeyRecord),
+}
+
+pub fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v.to_owned())
+}
+
+fn who(auth: &Auth, headers: &HeaderMap) -> Result<Who, ApiError> {
+    if let Some(value) = headers.get(header::AUTHORIZATION) {
+        let text = value.to_str().unwrap_or("");
+        let key = text
+            .strip_prefix("Bearer ")
+            .or_else(|| text.strip_prefix("bearer "))
+            .map(str::trim)
+            .unwrap_or("");
+        return auth.keys.check(key).map(Who::Key).ok_or_else(|| {
+            ApiError::new(
+                StatusCode::UNAUTHORIZED,
+                "That access key isn't valid: it may have been revoked. Make a new one with conch keys create NAME.",
+            )
+        });
+    }
+    if let Some(token) = cookie(headers, sessions::COOKIE) {
+        if let Some(session) = auth.sessions.check(&token) {
+            return Ok(Who::Owner { token, session });
+        }
+        return Err(ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            "Your session has ended. Sign in again.",
+        ));
+    }
+    Err(ApiError::new(
+        StatusCode::UNAUTHORIZED,
+        "Sign in first: POST /api/session with your password, or send an access key as Authorization: Bearer KEY.",
+    ))
+}
+
+/// The middleware in front of signed-in routes.
+pub async fn require_sign_in(
+    State(state): State<AppState>,
+    mut request: Request,
+    next: Next,
+) -> Result<Response, ApiError> {
+    let who = who(&state.auth, request.headers())?;
+    request.extensions_mut().insert(who);
+    Ok(next.run(request).await)
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Who {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        parts
+            .extensions
+            .get::<Who>()
+            .cloned()
+            .ok_or_else(|| ApiError::new(StatusCode::UNAUTHORIZED, "Sign in first."))
+    }
+}
+
+/// A route only a person signed in with the password may use.
+pub struct Person {
+    pub token: String,
+    pub session: Session,
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Person {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        match Who::from_request_parts(parts, state).await? {
+            Who::Owner { token, session } => Ok(Person { token, session }),
+            Who::Key(_) => Err(ApiError::new(
+                StatusCode::FORBIDDEN,
+                "Only a person signed in with the password can do this. Access keys can't.",
+            )),
+        }
+    }
+}

@@ -1,0 +1,170 @@
+//! What every request passes before anything else looks at it.
+//!
+//! - Host: only loopback names and names the owner configured. A page on
+//!   another site whose name resolves to 127.0.0.1 (DNS rebinding) sends its
+//!   own name as Host, and is refused.
+//! - Where it came from: a browser says which site sent a request
+//!   (Sec-Fetch-Site, Origin). Nothing from another site may change state,
+//!   and nothing from another site may read the API. "Same-site" isn't good
+//!   enough: another port on localhost is the same site.
+//! - Headers that keep responses from being sniffed, framed or cached.
+
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderValue, Method, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use crate::error::ApiError;
+use crate::state::AppState;
+
+/// Host names the gateway answers to.
+#[derive(Debug, Clone)]
+pub struct AllowedHosts {
+    names: Vec<String>,
+}
+
+const LOOPBACK: [&str; 3] = ["localhost", "127.0.0.1", "[::1]"];
+
+impl AllowedHosts {
+    /// The loopback names plus `extra` (configured names, or the address a
+    /// public gateway listens on).
+    pub fn new(extra: impl IntoIterator<Item = String>) -> AllowedHosts {
+        let mut names: Vec<String> = LOOPBACK.iter().map(|s| s.to_string()).collect();
+        names.extend(extra.into_iter().map(|n| normalise(&n)));
+        AllowedHosts { names }
+    }
+
+    pub fn allows(&self, host_header: &str) -> bool {
+        let name = normalise(host_name(host_header));
+        !name.is_empty() && self.names.iter().any(|n| *n == name)
+    }
+}
+
+fn normalise(name: &str) -> String {
+    let name = name.trim().trim_end_matches('.').to_ascii_lowercase();
+    // A bare IPv6 address is written in brackets in a Host header.
+    if name.contains(':') && !name.starts_with('[') {
+        format!("[{name}]")
+    } else {
+        name
+    }
+}
+
+/// The name part of a Host header (without the port).
+fn host_name(host: &str) -> &str {
+    if host.starts_with('[') {
+        return match host.find(']') {
+            Some(end) => &host[..=end],
+            None => "",
+        };
+    }
+    match host.rsplit_once(':') {
+        Some((name, port)) if port.bytes().all(|b| b.is_ascii_digit()) => name,
+        Some(_) => "",
+        None => host,
+    }
+}
+
+fn is_unsafe(method: &Method) -> bool {
+    !matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS)
+}
+
+fn header_text<'a>(request: &'a Request, name: header::HeaderName) -> Option<&'a str> {
+    request
+        .headers()
+        .get(name)
+        .map(|v| v.to_str().unwrap_or("\u{fffd}"))
+}
+
+/// Host and origin checks, for every route.
+pub async fn check_request(
+    State(state): State<AppState>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let host = header_text(&request, header::HOST).unwrap_or("");
+    if !state.hosts.allows(host) {
+        return ApiError::new(
+            StatusCode::FORBIDDEN,
+            format!(
+                "Conch doesn't answer to the name \"{}\". Open it at http://127.0.0.1 or http://localhost, or add the name to allowedHosts in settings.json.",
+                host.chars().take(100).collect::<String>()
+            ),
+        )
+        .into_response();
+    }
+    let api = request.uri().path().starts_with("/api/");
+    let fetch_site = header_text(&request, header::HeaderName::from_static("sec-fetch-site"));
+    let from_elsewhere = matches!(fetch_site, Some(s) if s != "same-origin" && s != "none");
+    if from_elsewhere && (api || is_unsafe(request.method())) {
+        return ApiError::new(
+            StatusCode::FORBIDDEN,
+            "Another site can't use Conch's API. Open Conch itself to do this.",
+        )
+        .into_response();
+    }
+    if is_unsafe(request.method()) {
+        if let Some(origin) = header_text(&request, header::ORIGIN) {
+            let same = origin
+                .strip_prefix("http://")
+                .or_else(|| origin.strip_prefix("https://"))
+                .is_some_and(|rest| rest.eq_ignore_ascii_case(host));
+            if !same {
+                return ApiError::new(
+                    StatusCode::FORBIDDEN,
+                    "A request from another site can't change anything here.",
+                )
+                .into_response();
+            }
+        }
+    }
+    let mut response = next.run(request).await;
+    let headers = response.headers_mut();
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    if api {
+        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    }
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts() {
+        let hosts = AllowedHosts::new(["conch.lan".to_string(), "::1".to_string()]);
+        for ok in [
+            "127.0.0.1:7777",
+            "localhost",
+            "LOCALHOST:80",
+            "[::1]:7777",
+            "conch.lan:7777",
+            "conch.lan.",
+            "127.0.0.1",
+        ] {
+            assert!(hosts.allows(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "evil.example:7777",
+            "127.0.0.1.evil.example",
+            "localhost.evil.example:7777",
+            "127.0.0.2:7777",
+            "[::2]:7777",
+            "localhost:77x",
+            "[::1",
+            "0.0.0.0:7777",
+        ] {
+            assert!(!hosts.allows(bad), "{bad}");
+        }
+    }
+}

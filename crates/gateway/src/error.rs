@@ -1,0 +1,55 @@
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use conversations::{ChatError, LogError};
+
+/// Every refusal the API gives: a status and one plain sentence, sent as
+/// `{"error": "…"}`.
+#[derive(Debug)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub sentence: String,
+}
+
+impl ApiError {
+    pub fn new(status: StatusCode, sentence: impl Into<String>) -> ApiError {
+        ApiError {
+            status,
+            sentence: sentence.into(),
+        }
+    }
+
+    pub fn bad(sentence: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::BAD_REQUEST, sentence)
+    }
+
+    pub fn internal(sentence: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, sentence)
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = Json(serde_json::json!({ "error": self.sentence }));
+        (self.status, body).into_response()
+    }
+}
+
+impl From<ChatError> for ApiError {
+    fn from(e: ChatError) -> Self {
+        let status = match &e {
+            ChatError::NotFound(_) => StatusCode::NOT_FOUND,
+            ChatError::Work { .. } | ChatError::EmptyMessage => StatusCode::BAD_REQUEST,
+            ChatError::MessageTooLong { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            ChatError::Log(LogError::Busy(_)) => StatusCode::CONFLICT,
+            ChatError::Log(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        };
+        ApiError::new(status, e.to_string())
+    }
+}
+
+impl From<LogError> for ApiError {
+    fn from(e: LogError) -> Self {
+        ApiError::from(ChatError::Log(e))
+    }
+}

@@ -1,0 +1,79 @@
+//! The gateway: Conch over HTTP. Listens on 127.0.0.1 by default; every
+//! request passes the Host and origin checks (`checks.rs`), and every `/api`
+//! route but health and sign-in needs a session or an access key (`auth`).
+
+pub mod auth;
+pub mod checks;
+mod error;
+mod json_body;
+mod routes;
+mod state;
+
+use axum::extract::DefaultBodyLimit;
+use axum::http::{Method, StatusCode, Uri};
+use axum::routing::{delete, get, post};
+use axum::{middleware, Router};
+
+pub use checks::AllowedHosts;
+pub use error::ApiError;
+pub use state::AppState;
+
+/// The largest request body the API takes.
+pub const BODY_LIMIT: usize = 1024 * 1024;
+
+pub fn router(state: AppState) -> Router {
+    let signed_in = Router::new()
+        .route("/api/session", get(routes::session::current))
+        .route(
+            "/api/chats",
+            post(routes::chats::create).get(routes::chats::list),
+        )
+        .route("/api/chats/{id}", get(routes::chats::show))
+        .route("/api/chats/{id}/events", get(routes::chats::events))
+        .route("/api/chats/{id}/stream", get(routes::stream::stream))
+        .route(
+            "/api/chats/{id}/messages",
+            post(routes::chats::post_message),
+        )
+        .route(
+            "/api/keys",
+            get(routes::keys::list).post(routes::keys::create),
+        )
+        .route("/api/keys/{id}", delete(routes::keys::revoke))
+        .route_layer(middleware::from_fn_with_state(
+            state.clone(),
+            auth::require_sign_in,
+        ));
+    let open = Router::new()
+        .route("/api/health", get(routes::health::health))
+        .route(
+            "/api/session",
+            post(routes::session::sign_in).delete(routes::session::sign_out),
+        )
+        .route("/", get(routes::pages::home))
+        .route(
+            "/setup",
+            get(routes::pages::setup_page).post(routes::pages::setup_submit),
+        )
+        .route("/assets/conch.css", get(routes::pages::css));
+    Router::new()
+        .merge(signed_in)
+        .merge(open)
+        .fallback(not_found)
+        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            checks::check_request,
+        ))
+        .with_state(state)
+}
+
+async fn not_found(method: Method, uri: Uri) -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        format!(
+            "There's nothing at {method} {}. See docs/api.md for the routes.",
+            uri.path().chars().take(200).collect::<String>()
+        ),
+    )
+}

@@ -1,0 +1,164 @@
+//! Chats over JSON.
+
+use std::sync::Arc;
+
+use axum::extract::{Path, Query, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use conversations::{Chat, NewChat};
+use protocol::Mode;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::error::ApiError;
+use crate::json_body::JsonBody;
+use crate::state::AppState;
+
+/// Opens a chat off the async threads: the first open reads its whole log.
+pub async fn open_chat(state: &AppState, id: String) -> Result<Arc<Chat>, ApiError> {
+    let chats = state.chats.clone();
+    tokio::task::spawn_blocking(move || chats.get(&id))
+        .await
+        .map_err(|_| ApiError::internal("The chat couldn't be opened. Try again."))?
+        .map_err(ApiError::from)
+}
+
+pub fn parse_mode(text: &str) -> Result<Mode, ApiError> {
+    match Mode::parse(text) {
+        Some(Mode::Auto) => Err(ApiError::bad(
+            "Auto mode isn't available yet. Use ask, edits or full.",
+        )),
+        Some(mode) => Ok(mode),
+        None => Err(ApiError::bad(format!(
+            "There's no mode called \"{}\". Use ask, edits or full.",
+            text.chars().take(40).collect::<String>()
+        ))),
+    }
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct CreateBody {
+    work: Option<String>,
+    mode: Option<String>,
+}
+
+/// `POST /api/chats {"work"?, "mode"?}` → `{"id"}`
+pub async fn create(
+    State(state): State<AppState>,
+    request: axum::extract::Request,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
+    // An empty body is a chat with every default.
+    let empty = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .is_some_and(|v| v.as_bytes() == b"0")
+        || (request.headers().get(header::CONTENT_TYPE).is_none()
+            && request.headers().get(header::TRANSFER_ENCODING).is_none()
+            && request.headers().get(header::CONTENT_LENGTH).is_none());
+    let body = if empty {
+        CreateBody::default()
+    } else {
+        use axum::extract::FromRequest;
+        JsonBody::<CreateBody>::from_request(request, &state)
+            .await?
+            .0
+    };
+    let mode = body.mode.as_deref().map(parse_mode).transpose()?;
+    let chat = state
+        .chats
+        .create(NewChat {
+            work: body.work,
+            mode,
+            origin: None,
+        })
+        .await?;
+    Ok((StatusCode::CREATED, Json(json!({ "id": chat.id }))))
+}
+
+/// `GET /api/chats`: newest first.
+pub async fn list(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
+    let chats = state.chats.clone();
+    let list = tokio::task::spawn_blocking(move || chats.list())
+        .await
+        .map_err(|_| ApiError::internal("The chats couldn't be listed. Try again."))?;
+    Ok(Json(
+        serde_json::to_value(list).unwrap_or(Value::Array(vec![])),
+    ))
+}
+
+/// `GET /api/chats/{id}`: what the chat is now.
+pub async fn show(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let chat = open_chat(&state, id).await?;
+    let view = chat.log.view();
+    let created = view.created.as_ref();
+    Ok(Json(json!({
+        "id": chat.id,
+        "title": view.title,
+        "work": created.map(|c| c.work.clone()),
+        "origin": created.map(|c| c.origin),
+        "mode": view.mode,
+        "lastSeq": view.last_seq,
+        "running": chat.is_running(),
+        "turnOpen": view.open_turn.map(|t| t.seq),
+    })))
+}
+
+pub const DEFAULT_PAGE: usize = 1000;
+pub const MAX_PAGE: usize = 10_000;
+
+#[derive(Deserialize)]
+pub struct EventsQuery {
+    after: Option<u64>,
+    limit: Option<usize>,
+}
+
+/// `GET /api/chats/{id}/events?after=N&limit=M`: the events after `seq` N,
+/// exactly as stored, as a JSON array. At most `limit` (default 1000, at
+/// most 10000); page on with `after` = the last `seq` you got.
+pub async fn events(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    query: Result<Query<EventsQuery>, axum::extract::rejection::QueryRejection>,
+) -> Result<Response, ApiError> {
+    let Query(query) = query.map_err(|_| {
+        ApiError::bad("after and limit must be whole numbers, like ?after=10&limit=100.")
+    })?;
+    let limit = query.limit.unwrap_or(DEFAULT_PAGE).clamp(1, MAX_PAGE);
+    let chat = open_chat(&state, id).await?;
+    let after = query.after.unwrap_or(0);
+    let body = tokio::task::spawn_blocking(move || chat.log.json_after(after, limit))
+        .await
+        .map_err(|_| ApiError::internal("The chat couldn't be read. Try again."))??;
+    Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MessageBody {
+    text: String,
+}
+
+/// `POST /api/chats/{id}/messages {"text"}`: the owner writes; a turn runs.
+/// A message sent while a turn runs is written at once and answered by the
+/// next turn (`"queued": true`).
+pub async fn post_message(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody<MessageBody>,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
+    let chat = open_chat(&state, id).await?;
+    let posted = chat.post(&body.text).await?;
+    Ok((
+        StatusCode::ACCEPTED,
+        Json(json!({
+            "seq": posted.event.seq,
+            "id": posted.event.id,
+            "queued": posted.queued,
+        })),
+    ))
+}

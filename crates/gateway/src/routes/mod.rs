@@ -1,0 +1,6 @@
+pub mod chats;
+pub mod health;
+pub mod keys;
+pub mod pages;
+pub mod session;
+pub mod stream;

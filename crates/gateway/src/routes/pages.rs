@@ -1,0 +1,189 @@
+//! The few pages the gateway serves itself: the first-run setup form and a
+//! home page. Plain HTML with no script at all, under a strict CSP.
+
+use axum::extract::{Form, Query, State};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+
+use crate::auth::password;
+use crate::auth::setup_link::LinkCheck;
+use crate::routes::session::session_cookie;
+use crate::state::AppState;
+
+const CSP: &str = "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+const CSS: &str = include_str!("../../assets/conch.css");
+
+fn page(status: StatusCode, title: &str, body: &str) -> Response {
+    let html = format!(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <title>{title} · Conch</title><link rel=\"stylesheet\" href=\"/assets/conch.css\"></head>\
+         <body><main>{body}</main></body></html>"
+    );
+    let mut response = (status, html).into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CSP),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+pub async fn css() -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, "text/css; charset=utf-8"),
+            (header::CACHE_CONTROL, "max-age=3600"),
+        ],
+        CSS,
+    )
+        .into_response()
+}
+
+pub async fn home(State(state): State<AppState>) -> Response {
+    if !password::is_set(&state.auth.home) {
+        return page(
+            StatusCode::OK,
+            "Welcome",
+            "<h1>Conch has no password yet</h1>\
+             <p>Open the setup link that <code>conch serve</code> printed in the terminal, \
+             or run <code>conch setup --password-stdin</code>.</p>",
+        );
+    }
+    page(
+        StatusCode::OK,
+        "Conch",
+        "<h1>Conch is running</h1>\
+         <p>Sign in and talk to it over the API: see <code>docs/api.md</code>.</p>",
+    )
+}
+
+#[derive(Deserialize)]
+pub struct SetupQuery {
+    token: Option<String>,
+}
+
+fn setup_form(token: &str, error: Option<&str>) -> String {
+    let error = error
+        .map(|e| format!("<p class=\"error\" role=\"alert\">{}</p>", escape(e)))
+        .unwrap_or_default();
+    format!(
+        "<h1>Choose a password</h1>\
+         <p>You'll use it to sign in to Conch. At least {} characters.</p>{error}\
+         <form method=\"post\" action=\"/setup\">\
+         <input type=\"hidden\" name=\"token\" value=\"{}\">\
+         <label for=\"password\">Password</label>\
+         <input id=\"password\" name=\"password\" type=\"password\" autocomplete=\"new-password\" required autofocus>\
+         <label for=\"confirm\">The same again</label>\
+         <input id=\"confirm\" name=\"confirm\" type=\"password\" autocomplete=\"new-password\" required>\
+         <button type=\"submit\">Set password</button></form>",
+        password::MIN_PASSWORD_CHARS,
+        escape(token)
+    )
+}
+
+fn link_problem(state: &AppState, token: &str) -> Option<Response> {
+    if password::is_set(&state.auth.home) {
+        return Some(page(
+            StatusCode::CONFLICT,
+            "Already set",
+            "<h1>A password is already set</h1><p>Sign in with it. To change it, run <code>conch setup --password-stdin</code> in the terminal.</p>",
+        ));
+    }
+    let sentence = match state.auth.setup.check(token) {
+        LinkCheck::Valid => return None,
+        LinkCheck::Expired => "This setup link has expired (links last 15 minutes). Restart conch serve for a new one, or run conch setup --password-stdin.",
+        LinkCheck::Wrong | LinkCheck::Gone => "This setup link isn't valid. Use the link conch serve printed, or run conch setup --password-stdin.",
+    };
+    Some(page(
+        StatusCode::FORBIDDEN,
+        "Setup",
+        &format!(
+            "<h1>Can't set the password here</h1><p>{}</p>",
+            escape(sentence)
+        ),
+    ))
+}
+
+/// `GET /setup?token=…`
+pub async fn setup_page(State(state): State<AppState>, Query(q): Query<SetupQuery>) -> Response {
+    let token = q.token.unwrap_or_default();
+    link_problem(&state, &token)
+        .unwrap_or_else(|| page(StatusCode::OK, "Setup", &setup_form(&token, None)))
+}
+
+#[derive(Deserialize)]
+pub struct SetupForm {
+    token: String,
+    password: String,
+    confirm: String,
+}
+
+/// `POST /setup`: sets the password, signs this browser in, and goes home.
+pub async fn setup_submit(State(state): State<AppState>, Form(form): Form<SetupForm>) -> Response {
+    if let Some(problem) = link_problem(&state, &form.token) {
+        return problem;
+    }
+    if form.password != form.confirm {
+        return page(
+            StatusCode::BAD_REQUEST,
+            "Setup",
+            &setup_form(
+                &form.token,
+                Some("The two passwords aren't the same. Type them again."),
+            ),
+        );
+    }
+    let home = state.auth.home.clone();
+    let chosen = form.password.clone();
+    let result = tokio::task::spawn_blocking(move || password::set(&home, &chosen)).await;
+    match result {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => {
+            return page(
+                StatusCode::BAD_REQUEST,
+                "Setup",
+                &setup_form(&form.token, Some(&e.to_string())),
+            )
+        }
+        Err(_) => {
+            return page(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "Setup",
+                &setup_form(
+                    &form.token,
+                    Some("The password couldn't be saved. Try again."),
+                ),
+            )
+        }
+    }
+    state.auth.setup.spend();
+    let mut response = (StatusCode::SEE_OTHER, [(header::LOCATION, "/")]).into_response();
+    if let Ok(token) = state.auth.sessions.start() {
+        response
+            .headers_mut()
+            .insert(header::SET_COOKIE, session_cookie(&token));
+    }
+    response
+}
