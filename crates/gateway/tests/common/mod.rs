@@ -1,0 +1,171 @@
+//! A real gateway on 127.0.0.1 with a temporary home, for the tests.
+
+#![allow(dead_code)]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use conversations::{Chats, ChatsConfig, Durability, Home, NoTools};
+use engines::MockEngine;
+use gateway::{AllowedHosts, AppState};
+use serde_json::Value;
+
+pub const PASSWORD: &str = "correct horse battery";
+
+pub struct Server {
+    pub url: String,
+    pub addr: std::net::SocketAddr,
+    pub state: AppState,
+    pub home: tempfile::TempDir,
+    /// Signed in as the owner (sends the session cookie).
+    pub owner: reqwest::Client,
+    /// No cookies, no key.
+    pub anon: reqwest::Client,
+}
+
+pub async fn start_with(pace: Duration) -> Server {
+    let home = tempfile::tempdir().unwrap();
+    let root = home.path().join("conch");
+    let conch_home = Home::open(&root).unwrap();
+    let chats = Chats::new(
+        conch_home,
+        Arc::new(MockEngine::new(pace)),
+        Arc::new(NoTools),
+        ChatsConfig {
+            durability: Durability::Group,
+            default_work: home.path().to_path_buf(),
+            default_mode: protocol::Mode::Ask,
+        },
+    );
+    let state = AppState::new(chats, AllowedHosts::new(["conch.lan".to_string()]));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let router = gateway::router(state.clone());
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    gateway::auth::password::set(&root, PASSWORD).unwrap();
+    let url = format!("http://{addr}");
+    let res = reqwest::Client::new()
+        .post(format!("{url}/api/session"))
+        .json(&serde_json::json!({ "password": PASSWORD }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let cookie = res.headers()["set-cookie"].to_str().unwrap();
+    let session = cookie.split(';').next().unwrap().to_owned();
+    let mut headers = reqwest::header::HeaderMap::new();
+    headers.insert("cookie", session.parse().unwrap());
+    let owner = reqwest::Client::builder()
+        .default_headers(headers)
+        .build()
+        .unwrap();
+    Server {
+        url,
+        addr,
+        state,
+        home,
+        owner,
+        anon: reqwest::Client::new(),
+    }
+}
+
+pub async fn start() -> Server {
+    start_with(Duration::ZERO).await
+}
+
+impl Server {
+    pub fn root(&self) -> std::path::PathBuf {
+        self.home.path().join("conch")
+    }
+
+    pub async fn new_chat(&self) -> String {
+        let res = self
+            .owner
+            .post(format!("{}/api/chats", self.url))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 201);
+        res.json::<Value>().await.unwrap()["id"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    }
+}
+
+/// One server-sent event.
+#[derive(Debug, Clone, Default)]
+pub struct Sse {
+    pub id: Option<String>,
+    pub event: Option<String>,
+    pub data: String,
+}
+
+/// Reads server-sent events from a streaming response.
+pub struct SseReader {
+    response: reqwest::Response,
+    buffer: String,
+}
+
+impl SseReader {
+    pub fn new(response: reqwest::Response) -> SseReader {
+        SseReader {
+            response,
+            buffer: String::new(),
+        }
+    }
+
+    pub async fn next(&mut self) -> Option<Sse> {
+        loop {
+            if let Some(end) = self.buffer.find("\n\n") {
+                let block: String = self.buffer.drain(..end + 2).collect();
+                let mut event = Sse::default();
+                let mut any = false;
+                for line in block.lines() {
+                    if let Some(v) = line.strip_prefix("id:") {
+                        event.id = Some(v.trim().to_owned());
+                        any = true;
+                    } else if let Some(v) = line.strip_prefix("event:") {
+                        event.event = Some(v.trim().to_owned());
+                        any = true;
+                    } else if let Some(v) = line.strip_prefix("data:") {
+                        if !event.data.is_empty() {
+                            event.data.push('\n');
+                        }
+                        event.data.push_str(v.strip_prefix(' ').unwrap_or(v));
+                        any = true;
+                    }
+                }
+                if any {
+                    return Some(event);
+                }
+                continue;
+            }
+            let chunk = tokio::time::timeout(Duration::from_secs(10), self.response.chunk())
+                .await
+                .expect("the stream goes on")
+                .ok()??;
+            self.buffer.push_str(&String::from_utf8_lossy(&chunk));
+        }
+    }
+
+    /// Stored events until one of type `kind`, inclusive.
+    pub async fn until(&mut self, kind: &str) -> (Vec<Value>, Vec<Sse>) {
+        let mut stored = Vec::new();
+        let mut deltas = Vec::new();
+        while let Some(event) = self.next().await {
+            if event.event.as_deref() == Some("delta") {
+                deltas.push(event);
+                continue;
+            }
+            let value: Value = serde_json::from_str(&event.data).unwrap();
+            assert_eq!(event.id.as_deref(), Some(value["seq"].to_string().as_str()));
+            let done = value["type"] == kind;
+            stored.push(value);
+            if done {
+                break;
+            }
+        }
+        (stored, deltas)
+    }
+}
