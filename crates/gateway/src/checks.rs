@@ -36,7 +36,7 @@ impl AllowedHosts {
 
     pub fn allows(&self, host_header: &str) -> bool {
         let name = normalise(host_name(host_header));
-        !name.is_empty() && self.names.iter().any(|n| *n == name)
+        !name.is_empty() && self.names.contains(&name)
     }
 }
 
@@ -69,7 +69,7 @@ fn is_unsafe(method: &Method) -> bool {
     !matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS)
 }
 
-fn header_text<'a>(request: &'a Request, name: header::HeaderName) -> Option<&'a str> {
+fn header_text(request: &Request, name: header::HeaderName) -> Option<&str> {
     request
         .headers()
         .get(name)

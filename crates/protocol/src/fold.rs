@@ -61,10 +61,8 @@ impl ChatView {
                 self.last_turn_started = event.seq;
                 self.open_turn = Some(OpenTurn { seq: event.seq });
             }
-            Body::TurnEnded(ended) => {
-                if self.open_turn.map(|t| t.seq) == Some(ended.turn) {
-                    self.open_turn = None;
-                }
+            Body::TurnEnded(ended) if self.open_turn.map(|t| t.seq) == Some(ended.turn) => {
+                self.open_turn = None;
             }
             _ => {}
         }

@@ -19,10 +19,15 @@ use tokio::sync::oneshot;
 use super::scan::Span;
 use super::{Committed, Durability, Live, LogError, Shared};
 
+type Ack = oneshot::Sender<Result<Event, LogError>>;
+
 pub(super) struct Request {
     pub body: Body,
-    pub reply: oneshot::Sender<Result<Event, LogError>>,
+    pub reply: Ack,
 }
+
+/// An event written to the file, waiting to be made visible and acknowledged.
+type Written = (Committed, Span, Ack);
 
 pub(super) struct Writer {
     pub file: File,
@@ -103,7 +108,7 @@ impl Writer {
     }
 
     /// Makes committed events visible: index, view, live stream, then the ack.
-    fn publish(&mut self, done: Vec<(Committed, Span, oneshot::Sender<Result<Event, LogError>>)>) {
+    fn publish(&mut self, done: Vec<Written>) {
         {
             let mut index = self.shared.index.write().unwrap_or_else(|p| p.into_inner());
             index.spans.extend(done.iter().map(|d| d.1));
@@ -128,8 +133,8 @@ impl Writer {
     fn fail(
         &mut self,
         error: std::io::Error,
-        done: Vec<(Committed, Span, oneshot::Sender<Result<Event, LogError>>)>,
-        failed: Option<oneshot::Sender<Result<Event, LogError>>>,
+        done: Vec<Written>,
+        failed: Option<Ack>,
     ) {
         // In EachEvent mode the events in `done` are already on disk.
         if self.durability == Durability::EachEvent {

@@ -1,0 +1,225 @@
+//! The `conch` binary, as a person or a script runs it.
+
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+
+const EXE: &str = env!("CARGO_BIN_EXE_conch");
+
+fn conch(home: &Path, args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = Command::new(EXE)
+        .arg("--home")
+        .arg(home)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    if let Some(text) = stdin {
+        input.write_all(text.as_bytes()).unwrap();
+    }
+    drop(input);
+    child.wait_with_output().unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+struct Serving {
+    child: Child,
+    url: String,
+    banner: Vec<String>,
+}
+
+impl Drop for Serving {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `conch serve` on a free port and reads its banner.
+fn serve(home: &Path) -> Serving {
+    let mut child = Command::new(EXE)
+        .arg("--home")
+        .arg(home)
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let first = lines.next().unwrap().unwrap();
+    let url = first
+        .strip_prefix("Conch is running at ")
+        .unwrap_or_else(|| panic!("{first}"))
+        .to_owned();
+    let mut banner = vec![first];
+    // The banner ends with the setup link's blank line, or the engine line.
+    for line in lines.by_ref().take(5) {
+        let line = line.unwrap();
+        let done = line.starts_with("No provider") && !banner.is_empty() && home.join("owner.json").exists();
+        banner.push(line);
+        if done || banner.iter().any(|l| l.contains("/setup?token=")) {
+            break;
+        }
+    }
+    std::thread::spawn(move || for _ in lines {});
+    Serving { child, url, banner }
+}
+
+#[test]
+fn setup_from_a_script() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("h");
+    let out = conch(&home, &["setup", "--password-stdin"], Some("short\n"));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("too short"), "{}", text(&out.stderr));
+    assert!(!home.join("owner.json").exists());
+
+    let out = conch(&home, &["setup", "--password-stdin"], Some("a long enough one\n"));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).starts_with("Password set."));
+    let mode = std::fs::metadata(home.join("owner.json")).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+    let mode = std::fs::metadata(&home).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o700);
+
+    let out = conch(&home, &["setup", "--password-stdin"], Some("another long one"));
+    assert!(text(&out.stdout).starts_with("Password changed."));
+
+    let out = conch(&home, &["setup"], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("--password-stdin"));
+}
+
+#[test]
+fn keys_are_shown_once_and_kept_as_hashes() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path();
+    let out = conch(home, &["keys", "create", "backup"], None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let printed = text(&out.stdout);
+    let key = printed
+        .split_whitespace()
+        .find(|w| w.starts_with("conch_"))
+        .unwrap()
+        .to_owned();
+    let stored = std::fs::read_to_string(home.join("access-keys.json")).unwrap();
+    assert!(!stored.contains(&key));
+    let list = text(&conch(home, &["keys", "list"], None).stdout);
+    assert!(list.starts_with("backup\t"), "{list}");
+    assert!(!list.contains(&key));
+    let out = conch(home, &["keys", "create", "backup"], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("already a key named"));
+    assert!(conch(home, &["keys", "revoke", "backup"], None).status.success());
+    let out = conch(home, &["keys", "revoke", "backup"], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("There's no key named"));
+}
+
+#[test]
+fn serve_refuses_the_network_unless_told() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = conch(dir.path(), &["serve", "--listen", "0.0.0.0:0"], None);
+    assert_eq!(out.status.code(), Some(1));
+    let said = text(&out.stderr);
+    assert!(said.contains("--public"), "{said}");
+    assert!(said.contains("run commands"), "{said}");
+}
+
+#[test]
+fn serve_says_what_is_wrong_with_settings() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("settings.json"), "{\n \"defaultMode\": \"ask\",,\n}").unwrap();
+    let out = conch(dir.path(), &["serve", "--listen", "127.0.0.1:0"], None);
+    assert_eq!(out.status.code(), Some(1));
+    let said = text(&out.stderr);
+    assert!(said.contains("settings.json can't be read (line 2"), "{said}");
+}
+
+#[tokio::test]
+async fn serve_prints_a_setup_link_that_works_and_answers_health() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("fresh");
+    let s = serve(&home);
+    let link = s
+        .banner
+        .iter()
+        .find_map(|l| l.trim().strip_prefix(&format!("{}/setup?token=", s.url)).map(str::to_owned))
+        .unwrap_or_else(|| panic!("no setup link in {:?}", s.banner));
+    assert!(s.banner.iter().any(|l| l.contains("mock engine")));
+    let client = reqwest::Client::new();
+    let page = client
+        .get(format!("{}/setup?token={link}", s.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 200);
+    let health = client.get(format!("{}/api/health", s.url)).send().await.unwrap();
+    assert_eq!(health.status(), 200);
+    let bad = client
+        .get(format!("{}/setup?token=guess", s.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(bad.status(), 403);
+}
+
+#[tokio::test]
+async fn a_key_made_in_the_terminal_works_on_the_running_gateway() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path();
+    conch(home, &["setup", "--password-stdin"], Some("a long enough one"));
+    let s = serve(home);
+    let out = conch(home, &["keys", "create", "script"], None);
+    let key = text(&out.stdout)
+        .split_whitespace()
+        .find(|w| w.starts_with("conch_"))
+        .unwrap()
+        .to_owned();
+    let client = reqwest::Client::new();
+    let res = client
+        .post(format!("{}/api/chats", s.url))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 201);
+    conch(home, &["keys", "revoke", "script"], None);
+    let res = client
+        .get(format!("{}/api/chats", s.url))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 401);
+}
+
+#[test]
+fn a_home_others_can_read_is_pointed_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("open");
+    std::fs::create_dir(&home).unwrap();
+    std::fs::set_permissions(&home, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut child = Command::new(EXE)
+        .arg("--home")
+        .arg(&home)
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    err.read_line(&mut line).unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(line.contains("can be read by other users"), "{line}");
+    assert!(line.contains("chmod go-rwx"), "{line}");
+}
