@@ -15,7 +15,8 @@ fn health(port: u16) -> bool {
     let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)) else {
         return false;
     };
-    let req = format!("GET /api/health HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n");
+    let req =
+        format!("GET /api/health HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n");
     if s.write_all(req.as_bytes()).is_err() {
         return false;
     }
@@ -65,7 +66,10 @@ fn main() {
             .spawn()
             .unwrap();
         while !health(port) {
-            assert!(start.elapsed() < Duration::from_secs(10), "conch serve didn't answer");
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "conch serve didn't answer"
+            );
             std::thread::sleep(Duration::from_micros(200));
         }
         startup.push(start.elapsed().as_secs_f64() * 1000.0);

@@ -62,7 +62,9 @@ fn serve(home: &Path) -> Serving {
     // The banner ends with the setup link's blank line, or the engine line.
     for line in lines.by_ref().take(5) {
         let line = line.unwrap();
-        let done = line.starts_with("No provider") && !banner.is_empty() && home.join("owner.json").exists();
+        let done = line.starts_with("No provider")
+            && !banner.is_empty()
+            && home.join("owner.json").exists();
         banner.push(line);
         if done || banner.iter().any(|l| l.contains("/setup?token=")) {
             break;
@@ -78,18 +80,33 @@ fn setup_from_a_script() {
     let home = dir.path().join("h");
     let out = conch(&home, &["setup", "--password-stdin"], Some("short\n"));
     assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out.stderr).contains("too short"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("too short"),
+        "{}",
+        text(&out.stderr)
+    );
     assert!(!home.join("owner.json").exists());
 
-    let out = conch(&home, &["setup", "--password-stdin"], Some("a long enough one\n"));
+    let out = conch(
+        &home,
+        &["setup", "--password-stdin"],
+        Some("a long enough one\n"),
+    );
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stdout).starts_with("Password set."));
-    let mode = std::fs::metadata(home.join("owner.json")).unwrap().permissions().mode();
+    let mode = std::fs::metadata(home.join("owner.json"))
+        .unwrap()
+        .permissions()
+        .mode();
     assert_eq!(mode & 0o777, 0o600);
     let mode = std::fs::metadata(&home).unwrap().permissions().mode();
     assert_eq!(mode & 0o777, 0o700);
 
-    let out = conch(&home, &["setup", "--password-stdin"], Some("another long one"));
+    let out = conch(
+        &home,
+        &["setup", "--password-stdin"],
+        Some("another long one"),
+    );
     assert!(text(&out.stdout).starts_with("Password changed."));
 
     let out = conch(&home, &["setup"], None);
@@ -117,7 +134,9 @@ fn keys_are_shown_once_and_kept_as_hashes() {
     let out = conch(home, &["keys", "create", "backup"], None);
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("already a key named"));
-    assert!(conch(home, &["keys", "revoke", "backup"], None).status.success());
+    assert!(conch(home, &["keys", "revoke", "backup"], None)
+        .status
+        .success());
     let out = conch(home, &["keys", "revoke", "backup"], None);
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("There's no key named"));
@@ -136,11 +155,18 @@ fn serve_refuses_the_network_unless_told() {
 #[test]
 fn serve_says_what_is_wrong_with_settings() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("settings.json"), "{\n \"defaultMode\": \"ask\",,\n}").unwrap();
+    std::fs::write(
+        dir.path().join("settings.json"),
+        "{\n \"defaultMode\": \"ask\",,\n}",
+    )
+    .unwrap();
     let out = conch(dir.path(), &["serve", "--listen", "127.0.0.1:0"], None);
     assert_eq!(out.status.code(), Some(1));
     let said = text(&out.stderr);
-    assert!(said.contains("settings.json can't be read (line 2"), "{said}");
+    assert!(
+        said.contains("settings.json can't be read (line 2"),
+        "{said}"
+    );
 }
 
 #[tokio::test]
@@ -151,7 +177,11 @@ async fn serve_prints_a_setup_link_that_works_and_answers_health() {
     let link = s
         .banner
         .iter()
-        .find_map(|l| l.trim().strip_prefix(&format!("{}/setup?token=", s.url)).map(str::to_owned))
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix(&format!("{}/setup?token=", s.url))
+                .map(str::to_owned)
+        })
         .unwrap_or_else(|| panic!("no setup link in {:?}", s.banner));
     assert!(s.banner.iter().any(|l| l.contains("mock engine")));
     let client = reqwest::Client::new();
@@ -161,7 +191,11 @@ async fn serve_prints_a_setup_link_that_works_and_answers_health() {
         .await
         .unwrap();
     assert_eq!(page.status(), 200);
-    let health = client.get(format!("{}/api/health", s.url)).send().await.unwrap();
+    let health = client
+        .get(format!("{}/api/health", s.url))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(health.status(), 200);
     let bad = client
         .get(format!("{}/setup?token=guess", s.url))
@@ -175,7 +209,11 @@ async fn serve_prints_a_setup_link_that_works_and_answers_health() {
 async fn a_key_made_in_the_terminal_works_on_the_running_gateway() {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path();
-    conch(home, &["setup", "--password-stdin"], Some("a long enough one"));
+    conch(
+        home,
+        &["setup", "--password-stdin"],
+        Some("a long enough one"),
+    );
     let s = serve(home);
     let out = conch(home, &["keys", "create", "script"], None);
     let key = text(&out.stdout)

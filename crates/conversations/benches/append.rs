@@ -48,13 +48,23 @@ fn append(c: &mut Criterion) {
     group.sample_size(10);
     group.warm_up_time(Duration::from_millis(500));
     group.measurement_time(Duration::from_secs(5));
-    let shapes = [("1_chat_16_writers", 1usize, 16usize, 20u64), ("100_chats_1_writer", 100, 1, 5)];
+    let shapes = [
+        ("1_chat_16_writers", 1usize, 16usize, 20u64),
+        ("100_chats_1_writer", 100, 1, 5),
+    ];
     for (name, chats, writers, per) in shapes {
         let events = (chats * writers) as u64 * per;
         group.throughput(Throughput::Elements(events));
-        for (mode, durability) in [("fsync_each", Durability::EachEvent), ("group_commit", Durability::Group)] {
+        for (mode, durability) in [
+            ("fsync_each", Durability::EachEvent),
+            ("group_commit", Durability::Group),
+        ] {
             group.bench_function(BenchmarkId::new(name, mode), |b| {
-                b.iter_custom(|iters| (0..iters).map(|_| run(durability, chats, writers, per)).sum())
+                b.iter_custom(|iters| {
+                    (0..iters)
+                        .map(|_| run(durability, chats, writers, per))
+                        .sum()
+                })
             });
         }
     }

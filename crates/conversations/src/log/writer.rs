@@ -130,12 +130,7 @@ impl Writer {
 
     /// Refuses a batch that didn't reach the disk, and cuts any partial write
     /// back off so the next append starts on a clean line.
-    fn fail(
-        &mut self,
-        error: std::io::Error,
-        done: Vec<Written>,
-        failed: Option<Ack>,
-    ) {
+    fn fail(&mut self, error: std::io::Error, done: Vec<Written>, failed: Option<Ack>) {
         // In EachEvent mode the events in `done` are already on disk.
         if self.durability == Durability::EachEvent {
             self.next_seq += done.len() as u64;
