@@ -6,14 +6,7 @@ use tokio::sync::mpsc;
 
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
-/// A tool as an engine is told about it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ToolSpec {
-    pub name: String,
-    pub description: String,
-    /// JSON Schema of the tool's input.
-    pub schema: Value,
-}
+pub use protocol::ToolSpec;
 
 /// One entry of the chat as an engine sees it.
 #[derive(Debug, Clone, PartialEq)]

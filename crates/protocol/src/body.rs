@@ -162,6 +162,9 @@ pub enum Body {
     ToolFinished(ToolFinished),
     TurnEnded(TurnEnded),
     ModeChanged(ModeChanged),
+    PermissionRequested(PermissionRequested),
+    PermissionAnswered(PermissionAnswered),
+    PermissionEnded(PermissionEnded),
     /// A type this version doesn't know, or a known type whose fields it can't
     /// read. The line stays in the log as it was; folds skip it.
     Unknown {
@@ -181,7 +184,71 @@ impl Body {
             Body::ToolFinished(_) => "tool.finished",
             Body::TurnEnded(_) => "turn.ended",
             Body::ModeChanged(_) => "mode.changed",
+            Body::PermissionRequested(_) => "permission.requested",
+            Body::PermissionAnswered(_) => "permission.answered",
+            Body::PermissionEnded(_) => "permission.ended",
             Body::Unknown { kind } => kind,
         }
     }
+}
+
+/// How the owner answered a question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Answer {
+    /// Yes, this time.
+    Once,
+    /// Yes, and for the rest of the chat (what `always` on the question names).
+    Always,
+    Deny,
+}
+
+impl Answer {
+    pub fn parse(text: &str) -> Option<Answer> {
+        match text {
+            "once" => Some(Answer::Once),
+            "always" => Some(Answer::Always),
+            "deny" => Some(Answer::Deny),
+            _ => None,
+        }
+    }
+}
+
+/// The assistant asks before a call runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PermissionRequested {
+    pub turn: u64,
+    /// The question's id: what an answer names.
+    pub ask: String,
+    pub call: String,
+    pub tool: String,
+    pub action: crate::Action,
+    /// The rule ids that caused the question.
+    pub why: Vec<String>,
+    /// The question, in words.
+    pub question: String,
+    /// Why it is checking, when a mark or hold is behind it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// What "Always allow" would let through for the rest of the chat;
+    /// absent when it isn't offered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub always: Option<Vec<String>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PermissionAnswered {
+    pub ask: String,
+    pub answer: Answer,
+    /// Who answered: `owner`, `key:<name>`, or `mode` when a mode change
+    /// made the question moot.
+    pub by: String,
+}
+
+/// A question that ended without an answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PermissionEnded {
+    pub ask: String,
+    /// `stopped` (Stop was pressed) or `restart` (Conch restarted).
+    pub reason: String,
 }

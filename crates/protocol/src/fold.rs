@@ -4,8 +4,24 @@
 //! log grows pays only for the new events, and one that opens a chat pays one
 //! pass.
 
-use crate::body::{Body, ChatCreated, Mode};
+use std::collections::BTreeSet;
+
+use crate::action::Action;
+use crate::body::{Answer, Body, ChatCreated, EndReason, Mode};
 use crate::event::Event;
+
+/// A question asked and not yet answered or ended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PendingAsk {
+    pub ask: String,
+    /// The `seq` of its `permission.requested`.
+    pub seq: u64,
+    pub turn: u64,
+    pub call: String,
+    pub tool: String,
+    pub action: Action,
+    pub always: Option<Vec<String>>,
+}
 
 /// A turn that has started and not ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,8 +42,15 @@ pub struct ChatView {
     pub title: Option<String>,
     pub messages: u64,
     pub turns: u64,
+    /// Questions waiting for an answer, oldest first.
+    pub pending: Vec<PendingAsk>,
+    /// What "Always allow" answers let through for the rest of the chat:
+    /// the `always` of every question answered `always`.
+    pub always: BTreeSet<String>,
     last_message: u64,
-    last_turn_started: u64,
+    /// Messages up to here have had their turn (it started after them, or
+    /// the owner stopped the turn they were waiting on).
+    handled_until: u64,
 }
 
 const TITLE_CHARS: usize = 80;
@@ -58,19 +81,49 @@ impl ChatView {
             }
             Body::TurnStarted(_) => {
                 self.turns += 1;
-                self.last_turn_started = event.seq;
+                self.handled_until = event.seq;
                 self.open_turn = Some(OpenTurn { seq: event.seq });
             }
-            Body::TurnEnded(ended) if self.open_turn.map(|t| t.seq) == Some(ended.turn) => {
-                self.open_turn = None;
+            Body::TurnEnded(ended) => {
+                if self.open_turn.map(|t| t.seq) == Some(ended.turn) {
+                    self.open_turn = None;
+                }
+                // Stop means stop: what was queued behind the turn doesn't
+                // start another one by itself.
+                if ended.reason == EndReason::Stopped {
+                    self.handled_until = event.seq;
+                }
             }
+            Body::PermissionRequested(asked) => self.pending.push(PendingAsk {
+                ask: asked.ask.clone(),
+                seq: event.seq,
+                turn: asked.turn,
+                call: asked.call.clone(),
+                tool: asked.tool.clone(),
+                action: asked.action.clone(),
+                always: asked.always.clone(),
+            }),
+            Body::PermissionAnswered(answered) => {
+                if let Some(at) = self.pending.iter().position(|p| p.ask == answered.ask) {
+                    let asked = self.pending.remove(at);
+                    // An "always" to a question that didn't offer it counts as once.
+                    if answered.answer == Answer::Always {
+                        self.always.extend(asked.always.unwrap_or_default());
+                    }
+                }
+            }
+            Body::PermissionEnded(ended) => self.pending.retain(|p| p.ask != ended.ask),
             _ => {}
         }
     }
 
     /// A message arrived after the last turn started: a turn should run for it.
     pub fn waiting_for_turn(&self) -> bool {
-        self.open_turn.is_none() && self.last_message > self.last_turn_started
+        self.open_turn.is_none() && self.last_message > self.handled_until
+    }
+
+    pub fn pending_ask(&self, ask: &str) -> Option<&PendingAsk> {
+        self.pending.iter().find(|p| p.ask == ask)
     }
 }
 
@@ -151,6 +204,105 @@ mod tests {
         assert_eq!(view.mode, Some(Mode::Full));
         assert_eq!(view.last_seq, 6);
         assert_eq!(view.title.as_deref(), Some("hello there friend"));
+    }
+
+    fn asked(seq: u64, ask: &str, always: Option<Vec<&str>>) -> Event {
+        ev(
+            seq,
+            Body::PermissionRequested(crate::PermissionRequested {
+                turn: 1,
+                ask: ask.into(),
+                call: "c".into(),
+                tool: "run_command".into(),
+                action: Action::Command {
+                    command: "ls".into(),
+                    programs: vec!["ls".into()],
+                    unsealed: true,
+                    leaves_box: false,
+                },
+                why: vec!["mode.ask-command".into()],
+                question: "q".into(),
+                note: None,
+                always: always.map(|a| a.into_iter().map(String::from).collect()),
+            }),
+        )
+    }
+
+    fn answered(seq: u64, ask: &str, answer: Answer) -> Event {
+        ev(
+            seq,
+            Body::PermissionAnswered(crate::PermissionAnswered {
+                ask: ask.into(),
+                answer,
+                by: "owner".into(),
+            }),
+        )
+    }
+
+    #[test]
+    fn questions_wait_until_answered_and_always_is_remembered() {
+        let mut view = ChatView::default();
+        view.apply(&asked(
+            1,
+            "a1",
+            Some(vec!["run_command", "box:run_command"]),
+        ));
+        view.apply(&asked(2, "a2", None));
+        assert_eq!(view.pending.len(), 2);
+        view.apply(&answered(3, "a1", Answer::Always));
+        view.apply(&answered(4, "a2", Answer::Always));
+        assert!(view.pending.is_empty());
+        let always: Vec<&str> = view.always.iter().map(String::as_str).collect();
+        assert_eq!(
+            always,
+            ["box:run_command", "run_command"],
+            "a2 offered nothing"
+        );
+        // An answer to a question that isn't waiting changes nothing.
+        view.apply(&answered(5, "a9", Answer::Always));
+        assert_eq!(view.always.len(), 2);
+    }
+
+    #[test]
+    fn once_and_deny_remember_nothing_and_ended_questions_stop_waiting() {
+        let mut view = ChatView::default();
+        view.apply(&asked(1, "a1", Some(vec!["run_command"])));
+        view.apply(&answered(2, "a1", Answer::Once));
+        view.apply(&asked(3, "a2", Some(vec!["run_command"])));
+        view.apply(&answered(4, "a2", Answer::Deny));
+        view.apply(&asked(5, "a3", Some(vec!["run_command"])));
+        view.apply(&ev(
+            6,
+            Body::PermissionEnded(crate::PermissionEnded {
+                ask: "a3".into(),
+                reason: "stopped".into(),
+            }),
+        ));
+        assert!(view.always.is_empty());
+        assert!(view.pending.is_empty());
+    }
+
+    #[test]
+    fn a_stopped_turn_takes_its_queued_messages_with_it() {
+        let mut view = ChatView::default();
+        view.apply(&ev(1, msg("go", Speaker::Owner)));
+        view.apply(&ev(
+            2,
+            Body::TurnStarted(TurnStarted {
+                engine: "m".into(),
+                model: None,
+            }),
+        ));
+        view.apply(&ev(3, msg("and this", Speaker::Owner)));
+        view.apply(&ev(
+            4,
+            Body::TurnEnded(TurnEnded {
+                turn: 2,
+                reason: EndReason::Stopped,
+                error: None,
+            }),
+        ));
+        assert!(!view.waiting_for_turn());
     }
 
     #[test]

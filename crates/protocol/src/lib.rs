@@ -6,18 +6,23 @@
 //! is a fold over these events, computed the same way by every reader. This crate
 //! does no I/O so that the folds can be tested exhaustively and run anywhere.
 
+mod action;
 mod body;
 mod event;
 mod fold;
 mod line;
 mod line_fast;
 mod time;
+mod tool_spec;
 
+pub use action::Action;
 pub use body::{
-    Body, ChatCreated, EndReason, Message, Mode, ModeChanged, Origin, Reply, Speaker, ToolCalled,
-    ToolFinished, TurnEnded, TurnStarted,
+    Answer, Body, ChatCreated, EndReason, Message, Mode, ModeChanged, Origin, PermissionAnswered,
+    PermissionEnded, PermissionRequested, Reply, Speaker, ToolCalled, ToolFinished, TurnEnded,
+    TurnStarted,
 };
 pub use event::Event;
-pub use fold::{ChatView, OpenTurn};
+pub use fold::{ChatView, OpenTurn, PendingAsk};
 pub use line::LineError;
 pub use time::{format_rfc3339, parse_rfc3339};
+pub use tool_spec::ToolSpec;

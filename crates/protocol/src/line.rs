@@ -76,6 +76,9 @@ impl Event {
             "tool.finished" => body_of(line, Body::ToolFinished, kind),
             "turn.ended" => body_of(line, Body::TurnEnded, kind),
             "mode.changed" => body_of(line, Body::ModeChanged, kind),
+            "permission.requested" => body_of(line, Body::PermissionRequested, kind),
+            "permission.answered" => body_of(line, Body::PermissionAnswered, kind),
+            "permission.ended" => body_of(line, Body::PermissionEnded, kind),
             other => Body::Unknown {
                 kind: other.to_owned(),
             },
@@ -100,6 +103,9 @@ impl Event {
             Body::ToolFinished(b) => object_fields(b),
             Body::TurnEnded(b) => object_fields(b),
             Body::ModeChanged(b) => object_fields(b),
+            Body::PermissionRequested(b) => object_fields(b),
+            Body::PermissionAnswered(b) => object_fields(b),
+            Body::PermissionEnded(b) => object_fields(b),
             Body::Unknown { .. } => String::new(),
         };
         let mut line = String::with_capacity(64 + fields.len());

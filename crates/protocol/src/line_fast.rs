@@ -143,6 +143,9 @@ impl<'de> Visitor<'de> for EventVisitor {
             "tool.finished" => body(&mut map, e, Body::ToolFinished)?,
             "turn.ended" => body(&mut map, e, Body::TurnEnded)?,
             "mode.changed" => body(&mut map, e, Body::ModeChanged)?,
+            "permission.requested" => body(&mut map, e, Body::PermissionRequested)?,
+            "permission.answered" => body(&mut map, e, Body::PermissionAnswered)?,
+            "permission.ended" => body(&mut map, e, Body::PermissionEnded)?,
             _ => {
                 while map.next_key::<IgnoredAny>()?.is_some() {
                     map.next_value::<IgnoredAny>()?;

@@ -1,0 +1,53 @@
+//! What a tool call does, classified once, before anything judges it. The
+//! guard sees only this, never the raw input, so every engine's call is
+//! judged the same way.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Action {
+    /// Reading, listing or searching files: runs in every mode.
+    LookAround { paths: Vec<String> },
+    /// Writing or editing a file. `path` is resolved (symlinks, `..`);
+    /// `inside` says whether it is in the chat's work folder.
+    FileChange { path: String, inside: bool },
+    /// A shell command, with the programs it runs (first word of each part,
+    /// after wrappers like `env` or `sudo`). `unsealed` when it would run with
+    /// the person's full access rather than in the box.
+    Command {
+        command: String,
+        programs: Vec<String>,
+        unsealed: bool,
+        /// The model asked to leave the box (`dangerouslyDisableSandbox`).
+        #[serde(default)]
+        leaves_box: bool,
+    },
+    /// Reading a page.
+    PageRead { url: String, host: String },
+    /// A web search: reading, through the search backend.
+    Search { query: String },
+    /// A request that sends something out (not a plain page read).
+    FetchSends { url: String, host: String },
+    /// A tool of an app the owner connected.
+    Integration { tool: String, read_only: bool },
+}
+
+impl Action {
+    pub fn is_command(&self) -> bool {
+        matches!(self, Action::Command { .. })
+    }
+
+    /// A short plain description, for questions and Activity.
+    pub fn describe(&self) -> String {
+        match self {
+            Action::LookAround { paths } => format!("look at {}", paths.join(", ")),
+            Action::FileChange { path, .. } => format!("change the file {path}"),
+            Action::Command { command, .. } => format!("run the command `{command}`"),
+            Action::PageRead { url, .. } => format!("read the page {url}"),
+            Action::Search { query } => format!("search the web for \"{query}\""),
+            Action::FetchSends { url, .. } => format!("send a request to {url}"),
+            Action::Integration { tool, .. } => format!("use {tool}"),
+        }
+    }
+}

@@ -1,0 +1,220 @@
+//! run_command: a shell command in the work folder, in its own process
+//! group, with its output captured up to a limit, a timeout, and Stop.
+//!
+//! When the command ends, is stopped or times out, the whole group is
+//! killed: background jobs it started end with it (a process that left the
+//! group with `setsid` is beyond reach, and a documented limit). Output is
+//! kept from the start and from the end, with what was left out counted.
+
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use tokio::io::{AsyncRead, AsyncReadExt};
+
+use crate::toolbox::{Cancel, Outcome};
+
+#[derive(Debug, Clone)]
+pub struct CommandConfig {
+    pub timeout: Duration,
+    /// Bytes kept of each of stdout and stderr.
+    pub max_output: usize,
+}
+
+impl Default for CommandConfig {
+    fn default() -> Self {
+        CommandConfig {
+            timeout: Duration::from_secs(120),
+            max_output: 64 * 1024,
+        }
+    }
+}
+
+/// Output kept from the start and the end of a stream.
+struct Capture {
+    head: Vec<u8>,
+    tail: std::collections::VecDeque<u8>,
+    total: usize,
+    head_max: usize,
+    tail_max: usize,
+}
+
+impl Capture {
+    fn new(max: usize) -> Capture {
+        Capture {
+            head: Vec::new(),
+            tail: std::collections::VecDeque::new(),
+            total: 0,
+            head_max: max * 3 / 4,
+            tail_max: max / 4,
+        }
+    }
+
+    fn push(&mut self, bytes: &[u8]) {
+        self.total += bytes.len();
+        let room = self.head_max - self.head.len();
+        let (head, rest) = bytes.split_at(room.min(bytes.len()));
+        self.head.extend_from_slice(head);
+        for &b in rest {
+            if self.tail.len() == self.tail_max {
+                self.tail.pop_front();
+            }
+            self.tail.push_back(b);
+        }
+    }
+
+    fn text(&self) -> String {
+        let mut text = String::from_utf8_lossy(&self.head).into_owned();
+        let left_out = self.total - self.head.len() - self.tail.len();
+        if left_out > 0 {
+            text.push_str(&format!("\n[… {left_out} bytes left out …]\n"));
+        }
+        let tail: Vec<u8> = self.tail.iter().copied().collect();
+        text.push_str(&String::from_utf8_lossy(&tail));
+        text
+    }
+}
+
+async fn drain(mut stream: impl AsyncRead + Unpin, max: usize) -> Capture {
+    let mut capture = Capture::new(max);
+    let mut buf = vec![0u8; 16 * 1024];
+    while let Ok(n) = stream.read(&mut buf).await {
+        if n == 0 {
+            break;
+        }
+        capture.push(&buf[..n]);
+    }
+    capture
+}
+
+fn kill_group(pgid: u32) {
+    // The group id is the child's pid (process_group(0)); killing the group
+    // reaches everything it started that stayed in it.
+    unsafe {
+        libc::killpg(pgid as libc::pid_t, libc::SIGKILL);
+    }
+}
+
+fn shell() -> &'static str {
+    if Path::new("/bin/bash").exists() {
+        "/bin/bash"
+    } else {
+        "/bin/sh"
+    }
+}
+
+enum End {
+    Exited(std::process::ExitStatus),
+    TimedOut,
+    Stopped,
+}
+
+pub async fn run(command: &str, work: &Path, config: &CommandConfig, cancel: &Cancel) -> Outcome {
+    let started = Instant::now();
+    let mut child = match tokio::process::Command::new(shell())
+        .arg("-c")
+        .arg(command)
+        .current_dir(work)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true)
+        .spawn()
+    {
+        Ok(c) => c,
+        Err(e) => return Outcome::failed(format!("The command couldn't start: {e}.")),
+    };
+    let Some(pid) = child.id() else {
+        return Outcome::failed("The command ended before it could be watched.");
+    };
+    let out = child
+        .stdout
+        .take()
+        .map(|s| tokio::spawn(drain(s, config.max_output)));
+    let err = child
+        .stderr
+        .take()
+        .map(|s| tokio::spawn(drain(s, config.max_output)));
+
+    let end = tokio::select! {
+        status = child.wait() => match status {
+            Ok(s) => End::Exited(s),
+            Err(e) => return Outcome::failed(format!("The command couldn't be watched: {e}.")),
+        },
+        () = tokio::time::sleep(config.timeout) => End::TimedOut,
+        () = cancel.cancelled() => End::Stopped,
+    };
+    kill_group(pid);
+    let _ = child.wait().await;
+    // Pipes close once everything in the group is gone; a process that left
+    // the group could hold them open, so don't wait forever.
+    let collect = |task: Option<tokio::task::JoinHandle<Capture>>| async move {
+        match task {
+            Some(t) => tokio::time::timeout(Duration::from_secs(2), t)
+                .await
+                .ok()
+                .and_then(Result::ok),
+            None => None,
+        }
+    };
+    let stdout = collect(out).await.unwrap_or_else(|| Capture::new(0));
+    let stderr = collect(err).await.unwrap_or_else(|| Capture::new(0));
+
+    let mut text = stdout.text();
+    let errors = stderr.text();
+    if !errors.is_empty() {
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str("[stderr]\n");
+        text.push_str(&errors);
+    }
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    let (ok, exit_code, signal, ending) = match end {
+        End::Exited(status) => {
+            use std::os::unix::process::ExitStatusExt;
+            let code = status.code();
+            let signal = status.signal();
+            let ending = match (code, signal) {
+                (Some(c), _) => format!("[exit code {c}]"),
+                (None, Some(s)) => format!("[ended by signal {s}]"),
+                _ => "[ended]".to_owned(),
+            };
+            (code == Some(0), code, signal, ending)
+        }
+        End::TimedOut => (
+            false,
+            None,
+            Some(libc::SIGKILL),
+            format!(
+                "[timed out after {} s; the command and everything it started were stopped]",
+                config.timeout.as_secs()
+            ),
+        ),
+        End::Stopped => (
+            false,
+            None,
+            Some(libc::SIGKILL),
+            "[stopped by the owner; the command and everything it started were stopped]".to_owned(),
+        ),
+    };
+    text.push_str(&ending);
+    Outcome {
+        ok,
+        output: text,
+        detail: Some(json!({
+            "exitCode": exit_code,
+            "signal": signal,
+            "timedOut": matches!(end, End::TimedOut),
+            "stopped": matches!(end, End::Stopped),
+            "durationMs": started.elapsed().as_millis() as u64,
+            "stdoutBytes": stdout.total,
+            "stderrBytes": stderr.total,
+            "sealed": false,
+        })),
+    }
+}

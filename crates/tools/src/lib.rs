@@ -1,0 +1,135 @@
+//! The assistant's own tools, and what each call does, classified once.
+//!
+//! Looking around: `read_file`, `list_files`, `search_files`. Changing files:
+//! `write_file`, `edit_file`. Reading the web: `web_fetch`, and `web_search`
+//! when a SearXNG instance is configured. Commands: `run_command`.
+
+mod classify;
+mod command;
+mod fetch;
+mod files;
+pub mod html;
+pub mod paths;
+mod search;
+pub mod shell;
+mod spec;
+mod toolbox;
+
+use std::path::Path;
+
+use protocol::{Action, ToolSpec};
+
+pub use classify::page_url;
+pub use command::CommandConfig;
+pub use fetch::FetchConfig;
+pub use toolbox::{
+    no_such_tool, BoxFuture, Cancel, NoTools, Outcome, RunContext, ToolBox, ToolCall,
+};
+
+#[derive(Debug, Clone, Default)]
+pub struct ToolsConfig {
+    /// A SearXNG instance's address; `web_search` is offered only with one.
+    pub searxng_url: Option<String>,
+    pub command: CommandConfig,
+    pub fetch: FetchConfig,
+}
+
+/// The standard tools.
+pub struct Tools {
+    config: ToolsConfig,
+    classifier: classify::Classifier,
+    fetcher: fetch::Fetcher,
+    search_client: reqwest::Client,
+}
+
+impl Tools {
+    pub fn new(config: ToolsConfig) -> Tools {
+        Tools {
+            classifier: classify::Classifier {
+                search: config.searxng_url.is_some(),
+                // Sealed commands arrive with the seal crate; until then every
+                // command runs unsealed, and asks as ADR 0028 says.
+                sealing: false,
+            },
+            fetcher: fetch::Fetcher::new(config.fetch.clone()),
+            search_client: reqwest::Client::builder()
+                .timeout(config.fetch.timeout)
+                .no_proxy()
+                .build()
+                .unwrap_or_default(),
+            config,
+        }
+    }
+}
+
+impl ToolBox for Tools {
+    fn specs(&self) -> Vec<ToolSpec> {
+        spec::specs(self.config.searxng_url.is_some())
+    }
+
+    fn classify(&self, call: &ToolCall, work: &Path) -> Result<Action, String> {
+        self.classifier.classify(call, work)
+    }
+
+    fn run<'a>(
+        &'a self,
+        call: &'a ToolCall,
+        action: &'a Action,
+        ctx: &'a RunContext,
+    ) -> BoxFuture<'a, Outcome> {
+        Box::pin(async move {
+            use classify::*;
+            let path = |a: &Action| -> Option<std::path::PathBuf> {
+                match a {
+                    Action::LookAround { paths } => paths.first().map(Into::into),
+                    Action::FileChange { path, .. } => Some(path.into()),
+                    _ => None,
+                }
+            };
+            match (call.name.as_str(), action) {
+                ("read_file", Action::LookAround { .. }) => {
+                    files::read_file(&path(action).unwrap_or_default())
+                }
+                ("list_files", Action::LookAround { .. }) => {
+                    files::list_files(&path(action).unwrap_or_default())
+                }
+                ("search_files", Action::LookAround { .. }) => {
+                    match input::<SearchInput>(call, TAKES_SEARCH) {
+                        Ok(i) => files::search_files(
+                            &i.pattern,
+                            &path(action).unwrap_or_default(),
+                            &ctx.work,
+                        ),
+                        Err(e) => Outcome::failed(e),
+                    }
+                }
+                ("write_file", Action::FileChange { path, .. }) => {
+                    match input::<WriteInput>(call, TAKES_WRITE) {
+                        Ok(i) => files::write_file(Path::new(path), &i.content),
+                        Err(e) => Outcome::failed(e),
+                    }
+                }
+                ("edit_file", Action::FileChange { path, .. }) => {
+                    match input::<EditInput>(call, TAKES_EDIT) {
+                        Ok(i) => files::edit_file(Path::new(path), &i.old, &i.new),
+                        Err(e) => Outcome::failed(e),
+                    }
+                }
+                ("web_fetch", Action::PageRead { url, .. }) => match page_url(url) {
+                    Ok(u) => self.fetcher.fetch(u, &ctx.cancel).await,
+                    Err(e) => Outcome::failed(e),
+                },
+                ("web_search", Action::Search { query }) => match &self.config.searxng_url {
+                    Some(base) => {
+                        search::search(&self.search_client, base, query, &ctx.cancel).await
+                    }
+                    None => Outcome::failed(no_such_tool("web_search")),
+                },
+                ("run_command", Action::Command { command, .. }) => {
+                    command::run(command, &ctx.work, &self.config.command, &ctx.cancel).await
+                }
+                (name, _) => Outcome::failed(no_such_tool(name)),
+            }
+        })
+    }
+}
