@@ -5,15 +5,17 @@
 //! and the runner starts another turn for whatever arrived during the last
 //! one. One runner per chat, so turns never overlap.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use engines::Engine;
-use protocol::{Body, Event, Message, Speaker};
+use protocol::{Body, Event, Message, Mode, Speaker};
+use tools::{Cancel, ToolBox};
 
+use crate::broker::Waiters;
 use crate::error::ChatError;
 use crate::log::ChatLog;
-use crate::toolbox::ToolBox;
 
 pub const MAX_MESSAGE_CHARS: usize = 100_000;
 
@@ -23,7 +25,14 @@ pub struct Chat {
     pub log: ChatLog,
     pub(crate) engine: Arc<dyn Engine>,
     pub(crate) tools: Arc<dyn ToolBox>,
+    pub(crate) policies: Arc<BTreeMap<String, guard::Policy>>,
     running: Mutex<bool>,
+    /// Stop for the turn running now.
+    pub(crate) current: Mutex<Option<Cancel>>,
+    pub(crate) waiters: Waiters,
+    /// Answers, mode changes and ended questions are decided one at a time,
+    /// so two answers to one question can't both land.
+    pub(crate) decisions: tokio::sync::Mutex<()>,
 }
 
 /// A message as written.
@@ -41,6 +50,7 @@ impl Chat {
         log: ChatLog,
         engine: Arc<dyn Engine>,
         tools: Arc<dyn ToolBox>,
+        policies: Arc<BTreeMap<String, guard::Policy>>,
     ) -> Chat {
         Chat {
             id,
@@ -48,7 +58,32 @@ impl Chat {
             log,
             engine,
             tools,
+            policies,
             running: Mutex::new(false),
+            current: Mutex::new(None),
+            waiters: Waiters::default(),
+            decisions: tokio::sync::Mutex::new(()),
+        }
+    }
+
+    /// What the guard is given besides the chat: the mode and tool policies.
+    pub(crate) fn guard_settings(&self, mode: Mode) -> guard::Settings {
+        guard::Settings {
+            mode,
+            policies: (*self.policies).clone(),
+        }
+    }
+
+    /// Stops the running turn: the engine, a waiting question, a running
+    /// command. Messages queued behind it don't start a turn by themselves.
+    /// False when no turn was running.
+    pub fn stop(&self) -> bool {
+        match &*self.current.lock().unwrap_or_else(|p| p.into_inner()) {
+            Some(cancel) => {
+                cancel.cancel();
+                true
+            }
+            None => false,
         }
     }
 

@@ -5,8 +5,13 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use std::collections::BTreeMap;
+
 use engines::Engine;
-use protocol::{Body, ChatCreated, ChatView, EndReason, Event, Mode, Origin, TurnEnded};
+use protocol::{
+    Body, ChatCreated, ChatView, EndReason, Event, Mode, Origin, PermissionEnded, TurnEnded,
+};
+use tools::ToolBox;
 
 use crate::chat::Chat;
 use crate::error::ChatError;
@@ -14,13 +19,14 @@ use crate::home::Home;
 use crate::ids;
 use crate::log::{scan, ChatLog, Durability, LogError, LOG_FILE};
 use crate::private_file::create_private_dir;
-use crate::toolbox::ToolBox;
 
 pub struct ChatsConfig {
     pub durability: Durability,
     /// Where a chat works when it isn't given a folder.
     pub default_work: PathBuf,
     pub default_mode: Mode,
+    /// Tools the owner set to Ask, Read-only or Off.
+    pub policies: BTreeMap<String, guard::Policy>,
 }
 
 pub struct Chats {
@@ -28,6 +34,7 @@ pub struct Chats {
     engine: Arc<dyn Engine>,
     tools: Arc<dyn ToolBox>,
     config: ChatsConfig,
+    policies: Arc<BTreeMap<String, guard::Policy>>,
     open: Mutex<HashMap<String, Arc<Chat>>>,
 }
 
@@ -66,6 +73,7 @@ impl Chats {
             home,
             engine,
             tools,
+            policies: Arc::new(config.policies.clone()),
             config,
             open: Mutex::new(HashMap::new()),
         })
@@ -101,6 +109,7 @@ impl Chats {
             log,
             self.engine.clone(),
             self.tools.clone(),
+            self.policies.clone(),
         ));
         self.lock_open().insert(id, chat.clone());
         Ok(chat)
@@ -130,6 +139,13 @@ impl Chats {
             .as_ref()
             .map(|c| PathBuf::from(&c.work))
             .unwrap_or_else(|| self.config.default_work.clone());
+        // The process that was running these is gone: see broker.rs.
+        for pending in &view.pending {
+            log.append_blocking(Body::PermissionEnded(PermissionEnded {
+                ask: pending.ask.clone(),
+                reason: "restart".to_owned(),
+            }))?;
+        }
         if let Some(turn) = view.open_turn {
             log.append_blocking(Body::TurnEnded(TurnEnded {
                 turn: turn.seq,
@@ -143,6 +159,7 @@ impl Chats {
             log,
             self.engine.clone(),
             self.tools.clone(),
+            self.policies.clone(),
         ));
         open.insert(id.to_owned(), chat.clone());
         Ok(chat)

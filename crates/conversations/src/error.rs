@@ -15,6 +15,8 @@ pub enum ChatError {
     MessageTooLong {
         chars: usize,
     },
+    /// An answer to a question that isn't waiting.
+    NotWaiting(String),
     Log(LogError),
 }
 
@@ -36,6 +38,10 @@ impl std::fmt::Display for ChatError {
                 f,
                 "The message is too long ({chars} characters; the limit is {}). Shorten it or put it in a file.",
                 crate::chat::MAX_MESSAGE_CHARS
+            ),
+            ChatError::NotWaiting(ask) => write!(
+                f,
+                "The question \"{ask}\" isn't waiting any more: it was answered, or its turn ended."
             ),
             ChatError::Log(e) => e.fmt(f),
         }

@@ -1,5 +1,6 @@
 //! Chats: the log store, the turn loop, and the registry of open chats.
 
+mod broker;
 mod chat;
 mod chats;
 mod error;
@@ -8,7 +9,6 @@ pub mod ids;
 pub mod log;
 pub mod private_file;
 pub mod settings;
-mod toolbox;
 mod transcript;
 mod turn;
 
@@ -18,7 +18,7 @@ pub use error::ChatError;
 pub use home::{Home, HomeError};
 pub use log::{ChatLog, Committed, Durability, Live, LogError, OpenReport};
 pub use settings::{Settings, SettingsError};
-pub use toolbox::{NoTools, ToolBox, ToolCall, ToolOutcome};
+pub use tools::{NoTools, ToolBox, ToolCall};
 
 /// Says something a person running Conch should know, on standard error.
 pub fn warn(sentence: &str) {

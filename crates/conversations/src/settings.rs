@@ -2,6 +2,7 @@
 //! are kept when the file is written back. A file that can't be read is an
 //! error with the line and column, never silently replaced by defaults.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use protocol::Mode;
@@ -23,6 +24,15 @@ pub struct Settings {
     /// The work folder for chats started without one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default_work: Option<PathBuf>,
+    /// Per-tool policies: `{"run_command": "ask"}` (mode, ask, read-only, off).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tool_policies: BTreeMap<String, guard::Policy>,
+    /// A SearXNG instance for `web_search`, like `http://127.0.0.1:8888`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub searxng_url: Option<String>,
+    /// How long a command may run, in seconds (default 120).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command_timeout_secs: Option<u64>,
     #[serde(flatten)]
     pub other: Map<String, Value>,
 }

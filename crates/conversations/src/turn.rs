@@ -1,15 +1,20 @@
-//! One turn: step the engine, log what it says and the tools it calls, run
-//! them, and step again until it asks for none.
+//! One turn: step the engine, log what it says and the tools it calls, ask
+//! the owner where the guard says so, run what may run, and step again until
+//! the engine asks for no tools. Stop ends it wherever it is.
 
 use std::sync::Arc;
 
 use engines::{Chunk, EngineError, StepRequest};
-use protocol::{Body, EndReason, Reply, ToolCalled, ToolFinished, TurnEnded, TurnStarted};
+use protocol::{
+    Action, Answer, Body, EndReason, PermissionRequested, Reply, ToolCalled, ToolFinished,
+    TurnEnded, TurnStarted,
+};
+use serde_json::json;
 use tokio::sync::mpsc;
+use tools::{Cancel, Outcome, RunContext, ToolCall};
 
 use crate::chat::Chat;
 use crate::log::LogError;
-use crate::toolbox::ToolCall;
 use crate::transcript;
 
 /// Steps in one turn before it's ended for going round in circles.
@@ -17,6 +22,7 @@ const MAX_STEPS: usize = 50;
 
 enum TurnError {
     Engine(EngineError),
+    Stopped,
     TooManySteps,
     Log(LogError),
 }
@@ -28,6 +34,14 @@ impl From<LogError> for TurnError {
 }
 
 pub(crate) async fn run(chat: &Arc<Chat>) -> Result<(), LogError> {
+    let cancel = Cancel::default();
+    *chat.current.lock().unwrap_or_else(|p| p.into_inner()) = Some(cancel.clone());
+    let result = run_with(chat, &cancel).await;
+    *chat.current.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    result
+}
+
+async fn run_with(chat: &Arc<Chat>, cancel: &Cancel) -> Result<(), LogError> {
     let engine = chat.engine.clone();
     let started = chat
         .log
@@ -37,9 +51,11 @@ pub(crate) async fn run(chat: &Arc<Chat>) -> Result<(), LogError> {
         }))
         .await?;
     let turn = started.seq;
-    let (reason, error) = match steps(chat, turn).await {
+    let (reason, error) = match steps(chat, turn, cancel).await {
         Ok(()) => (EndReason::Done, None),
-        Err(TurnError::Engine(EngineError::Stopped)) => (EndReason::Stopped, None),
+        Err(TurnError::Stopped) | Err(TurnError::Engine(EngineError::Stopped)) => {
+            (EndReason::Stopped, None)
+        }
         Err(TurnError::Engine(e)) => (EndReason::Error, Some(e.to_string())),
         Err(TurnError::TooManySteps) => (
             EndReason::Error,
@@ -49,6 +65,8 @@ pub(crate) async fn run(chat: &Arc<Chat>) -> Result<(), LogError> {
         ),
         Err(TurnError::Log(e)) => (EndReason::Error, Some(e.to_string())),
     };
+    // Once the turn is ending there's nothing left for Stop to stop.
+    *chat.current.lock().unwrap_or_else(|p| p.into_inner()) = None;
     chat.log
         .append(Body::TurnEnded(TurnEnded {
             turn,
@@ -59,8 +77,11 @@ pub(crate) async fn run(chat: &Arc<Chat>) -> Result<(), LogError> {
     Ok(())
 }
 
-async fn steps(chat: &Arc<Chat>, turn: u64) -> Result<(), TurnError> {
+async fn steps(chat: &Arc<Chat>, turn: u64, cancel: &Cancel) -> Result<(), TurnError> {
     for _ in 0..MAX_STEPS {
+        if cancel.is_cancelled() {
+            return Err(TurnError::Stopped);
+        }
         let events = chat.log.events_after(0)?;
         let request = StepRequest {
             items: transcript::items(&events),
@@ -80,8 +101,12 @@ async fn steps(chat: &Arc<Chat>, turn: u64) -> Result<(), TurnError> {
                 }
             }
         };
-        let (result, ()) = tokio::join!(chat.engine.step(request, tx), consume);
-        // Words already shown are kept even when the step then failed.
+        let step = async { tokio::join!(chat.engine.step(request, tx), consume).0 };
+        let result = tokio::select! {
+            r = step => r,
+            () = cancel.cancelled() => Err(EngineError::Stopped),
+        };
+        // Words already shown are kept even when the step then failed or stopped.
         if !text.is_empty() {
             chat.log.append(Body::Reply(Reply { turn, text })).await?;
         }
@@ -90,25 +115,142 @@ async fn steps(chat: &Arc<Chat>, turn: u64) -> Result<(), TurnError> {
             return Ok(());
         }
         for call in calls {
-            chat.log
-                .append(Body::ToolCalled(ToolCalled {
-                    turn,
-                    call: call.id.clone(),
-                    tool: call.name.clone(),
-                    input: call.input.clone(),
-                }))
-                .await?;
-            let outcome = chat.tools.run(&call, &chat.work).await;
-            chat.log
-                .append(Body::ToolFinished(ToolFinished {
-                    turn,
-                    call: call.id,
-                    ok: outcome.ok,
-                    output: outcome.output,
-                    detail: outcome.detail,
-                }))
-                .await?;
+            one_call(chat, turn, call, cancel).await?;
         }
     }
     Err(TurnError::TooManySteps)
+}
+
+/// One tool call: logged, classified, decided, perhaps asked about, run.
+async fn one_call(
+    chat: &Arc<Chat>,
+    turn: u64,
+    call: ToolCall,
+    cancel: &Cancel,
+) -> Result<(), TurnError> {
+    chat.log
+        .append(Body::ToolCalled(ToolCalled {
+            turn,
+            call: call.id.clone(),
+            tool: call.name.clone(),
+            input: call.input.clone(),
+        }))
+        .await?;
+    let finish = |outcome: Outcome| {
+        Body::ToolFinished(ToolFinished {
+            turn,
+            call: call.id.clone(),
+            ok: outcome.ok,
+            output: outcome.output,
+            detail: outcome.detail,
+        })
+    };
+    if cancel.is_cancelled() {
+        chat.log.append(finish(Outcome::failed("Stopped."))).await?;
+        return Err(TurnError::Stopped);
+    }
+    let action = match chat.tools.classify(&call, &chat.work) {
+        Ok(a) => a,
+        Err(sentence) => {
+            chat.log.append(finish(Outcome::failed(sentence))).await?;
+            return Ok(());
+        }
+    };
+    match permission(chat, turn, &call, &action, cancel).await? {
+        Permission::Run => {}
+        Permission::Refused(outcome) => {
+            chat.log.append(finish(outcome)).await?;
+            return Ok(());
+        }
+        Permission::Stopped => {
+            chat.log
+                .append(finish(Outcome::failed("Stopped before it ran.")))
+                .await?;
+            return Err(TurnError::Stopped);
+        }
+    }
+    let ctx = RunContext {
+        work: chat.work.clone(),
+        cancel: cancel.clone(),
+    };
+    let outcome = chat.tools.run(&call, &action, &ctx).await;
+    chat.log.append(finish(outcome)).await?;
+    if cancel.is_cancelled() {
+        return Err(TurnError::Stopped);
+    }
+    Ok(())
+}
+
+enum Permission {
+    Run,
+    Refused(Outcome),
+    Stopped,
+}
+
+async fn permission(
+    chat: &Arc<Chat>,
+    turn: u64,
+    call: &ToolCall,
+    action: &Action,
+    cancel: &Cancel,
+) -> Result<Permission, TurnError> {
+    // Decided on the chat as it is now, so a mode picked mid-turn holds
+    // from this call on.
+    let decision = chat.log.with_view(|view| {
+        let settings = chat.guard_settings(view.mode.unwrap_or(protocol::Mode::Ask));
+        guard::decide(
+            guard::Call {
+                tool: &call.name,
+                action,
+            },
+            view,
+            &settings,
+        )
+    });
+    let (why, question, note, always) = match decision {
+        guard::Decision::Allow => return Ok(Permission::Run),
+        guard::Decision::Deny { why, sentence } => {
+            let ids: Vec<&str> = why.iter().map(|r| r.id()).collect();
+            return Ok(Permission::Refused(Outcome {
+                ok: false,
+                output: sentence,
+                detail: Some(json!({ "denied": ids })),
+            }));
+        }
+        guard::Decision::Ask {
+            why,
+            question,
+            note,
+            always,
+        } => (why, question, note, always),
+    };
+    let ask = crate::ids::random_id(12);
+    let answer = chat.waiters.register(&ask);
+    chat.log
+        .append(Body::PermissionRequested(PermissionRequested {
+            turn,
+            ask: ask.clone(),
+            call: call.id.clone(),
+            tool: call.name.clone(),
+            action: action.clone(),
+            why: why.iter().map(|r| r.id().to_owned()).collect(),
+            question,
+            note,
+            always,
+        }))
+        .await?;
+    let answer = tokio::select! {
+        a = answer => a.ok(),
+        () = cancel.cancelled() => None,
+    };
+    match answer {
+        Some(Answer::Once | Answer::Always) => Ok(Permission::Run),
+        Some(Answer::Deny) => Ok(Permission::Refused(Outcome::failed(
+            "The owner said no to this. Don't try it another way; ask them what they'd like instead.",
+        ))),
+        None => {
+            chat.end_question(&ask, "stopped").await?;
+            Ok(Permission::Stopped)
+        }
+    }
 }

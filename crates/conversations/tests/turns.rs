@@ -18,6 +18,7 @@ fn chats(engine: Arc<dyn Engine>) -> (tempfile::TempDir, Arc<Chats>) {
             durability: Durability::Group,
             default_work: dir.path().to_path_buf(),
             default_mode: protocol::Mode::Ask,
+            policies: Default::default(),
         },
     );
     (dir, chats)
@@ -80,7 +81,11 @@ async fn a_turn_logs_its_reply_and_tool_calls() {
         panic!()
     };
     assert!(!finished.ok);
-    assert!(finished.output.contains("no tool named \"read_file\""));
+    assert!(
+        finished.output.contains("no tool named \"read_file\""),
+        "{}",
+        finished.output
+    );
     let Body::TurnEnded(ended) = &events[7].body else {
         panic!()
     };
@@ -197,6 +202,7 @@ async fn a_turn_cut_off_by_a_restart_is_ended_when_the_chat_opens() {
                 durability: Durability::Group,
                 default_work: dir.path().to_path_buf(),
                 default_mode: protocol::Mode::Ask,
+                policies: Default::default(),
             },
         )
     };

@@ -36,10 +36,12 @@ pub async fn search(client: &reqwest::Client, base: &str, query: &str, cancel: &
     };
     let response = match response {
         Ok(r) if r.status().is_success() => r,
-        Ok(r) => return Outcome::failed(format!(
+        Ok(r) => {
+            return Outcome::failed(format!(
             "The search service at {base} answered {}. Check that its JSON format is turned on.",
             r.status().as_u16()
-        )),
+        ))
+        }
         Err(e) => {
             return Outcome::failed(format!(
                 "The search service at {base} can't be reached: {e}."
