@@ -66,6 +66,7 @@ async fn serve(
             durability: Durability::Group,
             default_work,
             default_mode: settings.default_mode.unwrap_or(protocol::Mode::Ask),
+            policies: settings.tool_policies.clone(),
         },
     );
     let mut names = settings.allowed_hosts.clone();

@@ -41,6 +41,7 @@ impl From<ChatError> for ApiError {
             ChatError::NotFound(_) => StatusCode::NOT_FOUND,
             ChatError::Work { .. } | ChatError::EmptyMessage => StatusCode::BAD_REQUEST,
             ChatError::MessageTooLong { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            ChatError::NotWaiting(_) => StatusCode::CONFLICT,
             ChatError::Log(LogError::Busy(_)) => StatusCode::CONFLICT,
             ChatError::Log(_) => StatusCode::INTERNAL_SERVER_ERROR,
         };

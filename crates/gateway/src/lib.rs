@@ -36,6 +36,12 @@ pub fn router(state: AppState) -> Router {
             post(routes::chats::post_message),
         )
         .route(
+            "/api/chats/{id}/permissions/{ask}",
+            post(routes::turns::answer),
+        )
+        .route("/api/chats/{id}/mode", post(routes::turns::set_mode))
+        .route("/api/chats/{id}/stop", post(routes::turns::stop))
+        .route(
             "/api/keys",
             get(routes::keys::list).post(routes::keys::create),
         )

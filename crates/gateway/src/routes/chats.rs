@@ -105,6 +105,10 @@ pub async fn show(
         "lastSeq": view.last_seq,
         "running": chat.is_running(),
         "turnOpen": view.open_turn.map(|t| t.seq),
+        "waiting": view.pending.iter().map(|p| json!({
+            "ask": p.ask, "seq": p.seq, "tool": p.tool, "call": p.call,
+        })).collect::<Vec<_>>(),
+        "always": view.always,
     })))
 }
 

@@ -4,3 +4,4 @@ pub mod keys;
 pub mod pages;
 pub mod session;
 pub mod stream;
+pub mod turns;

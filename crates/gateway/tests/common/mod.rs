@@ -24,17 +24,25 @@ pub struct Server {
 }
 
 pub async fn start_with(pace: Duration) -> Server {
+    start_engine(Arc::new(MockEngine::new(pace)), Arc::new(NoTools)).await
+}
+
+pub async fn start_engine(
+    engine: Arc<dyn engines::Engine>,
+    tools: Arc<dyn conversations::ToolBox>,
+) -> Server {
     let home = tempfile::tempdir().unwrap();
     let root = home.path().join("conch");
     let conch_home = Home::open(&root).unwrap();
     let chats = Chats::new(
         conch_home,
-        Arc::new(MockEngine::new(pace)),
-        Arc::new(NoTools),
+        engine,
+        tools,
         ChatsConfig {
             durability: Durability::Group,
             default_work: home.path().to_path_buf(),
             default_mode: protocol::Mode::Ask,
+            policies: Default::default(),
         },
     );
     let state = AppState::new(chats, AllowedHosts::new(["conch.lan".to_string()]));

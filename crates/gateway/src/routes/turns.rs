@@ -1,0 +1,73 @@
+//! Steering a chat: answering its questions, changing its mode, stopping it.
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::Json;
+use protocol::Answer;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::auth::Who;
+use crate::error::ApiError;
+use crate::json_body::JsonBody;
+use crate::routes::chats::{open_chat, parse_mode};
+use crate::state::AppState;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AnswerBody {
+    answer: String,
+}
+
+fn who_answered(who: &Who) -> String {
+    match who {
+        Who::Owner { .. } => "owner".to_owned(),
+        Who::Key(key) => format!("key:{}", key.name),
+    }
+}
+
+/// `POST /api/chats/{id}/permissions/{ask}` `{"answer": "once"|"always"|"deny"}`
+pub async fn answer(
+    State(state): State<AppState>,
+    who: Who,
+    Path((id, ask)): Path<(String, String)>,
+    JsonBody(body): JsonBody<AnswerBody>,
+) -> Result<Json<Value>, ApiError> {
+    let Some(answer) = Answer::parse(&body.answer) else {
+        return Err(ApiError::bad(format!(
+            "\"{}\" isn't an answer. Use once, always or deny.",
+            body.answer.chars().take(40).collect::<String>()
+        )));
+    };
+    let chat = open_chat(&state, id).await?;
+    chat.answer(&ask, answer, who_answered(&who)).await?;
+    Ok(Json(json!({ "ok": true })))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModeBody {
+    mode: String,
+}
+
+/// `POST /api/chats/{id}/mode` `{"mode": "ask"|"edits"|"full"}`
+pub async fn set_mode(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody<ModeBody>,
+) -> Result<Json<Value>, ApiError> {
+    let mode = parse_mode(&body.mode)?;
+    let chat = open_chat(&state, id).await?;
+    chat.set_mode(mode).await?;
+    Ok(Json(json!({ "mode": mode })))
+}
+
+/// `POST /api/chats/{id}/stop`: ends the running turn and its questions.
+pub async fn stop(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
+    let chat = open_chat(&state, id).await?;
+    let stopped = chat.stop();
+    Ok((StatusCode::OK, Json(json!({ "stopped": stopped }))))
+}

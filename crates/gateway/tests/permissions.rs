@@ -1,0 +1,183 @@
+//! Questions over HTTP: the card's event, the answer route, mode and Stop.
+
+mod common;
+
+use std::sync::Arc;
+
+use common::{start_engine, SseReader};
+use engines::{Chunk, ScriptedEngine};
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+use tools::{Tools, ToolsConfig};
+
+fn command(id: &str, command: &str) -> Chunk {
+    Chunk::ToolCall {
+        id: id.into(),
+        name: "run_command".into(),
+        input: json!({ "command": command }),
+    }
+}
+
+#[tokio::test]
+async fn a_question_is_answered_over_http_and_the_command_runs() {
+    let engine = Arc::new(ScriptedEngine::new([
+        vec![command("c1", "echo from-the-tool")],
+        vec![Chunk::Text("It printed it.".into())],
+    ]));
+    let s = start_engine(engine, Arc::new(Tools::new(ToolsConfig::default()))).await;
+    let id = s.new_chat().await;
+    let mut sse = SseReader::new(
+        s.owner
+            .get(format!("{}/api/chats/{id}/stream", s.url))
+            .send()
+            .await
+            .unwrap(),
+    );
+    s.owner
+        .post(format!("{}/api/chats/{id}/messages", s.url))
+        .json(&json!({ "text": "echo something" }))
+        .send()
+        .await
+        .unwrap();
+    let (events, _) = sse.until("permission.requested").await;
+    let asked = events.last().unwrap().clone();
+    assert_eq!(asked["tool"], "run_command");
+    assert_eq!(asked["action"]["kind"], "command");
+    assert_eq!(asked["action"]["programs"], json!(["echo"]));
+    assert_eq!(asked["why"], json!(["mode.ask-command", "box.unavailable"]));
+    assert_eq!(asked["always"], json!(["run_command", "box:run_command"]));
+    let ask = asked["ask"].as_str().unwrap();
+
+    let shown: Value = s
+        .owner
+        .get(format!("{}/api/chats/{id}", s.url))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(shown["waiting"][0]["ask"], ask);
+
+    let url = format!("{}/api/chats/{id}/permissions/{ask}", s.url);
+    let bad = s
+        .owner
+        .post(&url)
+        .json(&json!({ "answer": "sure" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(bad.status(), StatusCode::BAD_REQUEST);
+    let res = s
+        .owner
+        .post(&url)
+        .json(&json!({ "answer": "once" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    let (events, _) = sse.until("turn.ended").await;
+    let answered = events
+        .iter()
+        .find(|e| e["type"] == "permission.answered")
+        .unwrap();
+    assert_eq!(answered["answer"], "once");
+    assert_eq!(answered["by"], "owner");
+    let finished = events
+        .iter()
+        .find(|e| e["type"] == "tool.finished")
+        .unwrap();
+    assert_eq!(finished["ok"], true);
+    assert!(finished["output"]
+        .as_str()
+        .unwrap()
+        .starts_with("from-the-tool"));
+    assert_eq!(finished["detail"]["exitCode"], 0);
+    let again = s
+        .owner
+        .post(&url)
+        .json(&json!({ "answer": "once" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), StatusCode::CONFLICT);
+}
+
+#[tokio::test]
+async fn mode_and_stop_routes() {
+    let engine = Arc::new(ScriptedEngine::new([
+        vec![command("c1", "sleep 30")],
+        vec![],
+    ]));
+    let s = start_engine(engine, Arc::new(Tools::new(ToolsConfig::default()))).await;
+    let id = s.new_chat().await;
+    let mode = format!("{}/api/chats/{id}/mode", s.url);
+    let res = s
+        .owner
+        .post(&mode)
+        .json(&json!({ "mode": "turbo" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::BAD_REQUEST);
+    let res = s
+        .owner
+        .post(&mode)
+        .json(&json!({ "mode": "full" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    let stop = format!("{}/api/chats/{id}/stop", s.url);
+    let idle: Value = s
+        .owner
+        .post(&stop)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(idle["stopped"], false);
+
+    let mut sse = SseReader::new(
+        s.owner
+            .get(format!("{}/api/chats/{id}/stream", s.url))
+            .send()
+            .await
+            .unwrap(),
+    );
+    s.owner
+        .post(format!("{}/api/chats/{id}/messages", s.url))
+        .json(&json!({ "text": "wait a while" }))
+        .send()
+        .await
+        .unwrap();
+    // Full trust, someone there: the unsealed command runs without asking.
+    let (events, _) = sse.until("tool.called").await;
+    assert!(events.iter().all(|e| e["type"] != "permission.requested"));
+    let stopped: Value = s
+        .owner
+        .post(&stop)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(stopped["stopped"], true);
+    let (events, _) = sse.until("turn.ended").await;
+    assert_eq!(events.last().unwrap()["reason"], "stopped");
+    let events: Vec<Value> = s
+        .owner
+        .get(format!("{}/api/chats/{id}/events", s.url))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(events
+        .iter()
+        .any(|e| e["type"] == "mode.changed" && e["mode"] == "full"));
+}
