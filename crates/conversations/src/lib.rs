@@ -8,6 +8,7 @@ pub mod home;
 pub mod ids;
 pub mod log;
 pub mod private_file;
+mod prompt;
 pub mod settings;
 mod transcript;
 mod turn;

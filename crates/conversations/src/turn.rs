@@ -84,6 +84,7 @@ async fn steps(chat: &Arc<Chat>, turn: u64, cancel: &Cancel) -> Result<(), TurnE
         }
         let events = chat.log.events_after(0)?;
         let request = StepRequest {
+            system: crate::prompt::system(&chat.work),
             items: transcript::items(&events),
             tools: chat.tools.specs(),
         };

@@ -30,8 +30,10 @@ pub enum Item {
     },
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct StepRequest {
+    /// Who the assistant is and where it works.
+    pub system: String,
     pub items: Vec<Item>,
     pub tools: Vec<ToolSpec>,
 }

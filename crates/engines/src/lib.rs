@@ -9,8 +9,9 @@
 
 mod engine;
 mod mock;
+pub mod providers;
 mod scripted;
 
 pub use engine::{BoxFuture, Chunk, Engine, EngineError, Item, StepRequest, ToolSpec};
-pub use mock::MockEngine;
+pub use mock::{mock_reply, mock_step, MockEngine, MockStep};
 pub use scripted::{ScriptStep, ScriptedEngine};

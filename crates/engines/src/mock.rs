@@ -25,35 +25,111 @@ impl Default for MockEngine {
     }
 }
 
-/// The reply to the owner's latest words.
+/// What the mock engine does next.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MockStep {
+    Say(String),
+    Call {
+        name: String,
+        input: serde_json::Value,
+    },
+}
+
+/// The reply to the owner's latest words (for steps that only talk).
 pub fn mock_reply(request: &StepRequest) -> String {
+    match mock_step(request) {
+        MockStep::Say(text) => text,
+        MockStep::Call { name, .. } => format!("(calls {name})"),
+    }
+}
+
+fn backticked(text: &str) -> Option<&str> {
+    let start = text.find('`')? + 1;
+    let end = text[start..].find('`')? + start;
+    Some(&text[start..end]).filter(|c| !c.trim().is_empty())
+}
+
+fn url_in(text: &str) -> Option<String> {
+    let start = text.find("http://").or_else(|| text.find("https://"))?;
+    let url: String = text[start..]
+        .chars()
+        .take_while(|c| !c.is_whitespace() && !matches!(c, '"' | '\'' | '>' | ')' | ','))
+        .collect();
+    Some(url.trim_end_matches(['.', '!', '?']).to_owned())
+}
+
+/// Keyword-driven and deterministic: the same chat gives the same step.
+pub fn mock_step(request: &StepRequest) -> MockStep {
+    // After a tool ran, say what came back.
+    if let Some(Item::ToolResult { ok, output, .. }) = request.items.last() {
+        let shown: String = output.chars().take(1500).collect();
+        let more = if output.chars().count() > 1500 {
+            "\n…"
+        } else {
+            ""
+        };
+        return MockStep::Say(if *ok {
+            format!("Here's what came back:\n\n```\n{shown}{more}\n```")
+        } else if output.starts_with("The owner said no") {
+            "Okay, I won't do that.".to_owned()
+        } else {
+            format!("That didn't work: {shown}")
+        });
+    }
     let last = request.items.iter().rev().find_map(|item| match item {
         Item::Owner(text) => Some(text.as_str()),
         Item::Other { text, .. } => Some(text.as_str()),
         _ => None,
     });
     let Some(text) = last else {
-        return "Hello! There's nothing to answer yet.".to_owned();
+        return MockStep::Say("Hello! There's nothing to answer yet.".to_owned());
     };
     let lower = text.to_lowercase();
-    let has = |words: &[&str]| {
-        lower
-            .split(|c: char| !c.is_alphanumeric())
-            .any(|w| words.contains(&w))
-    };
+    let words: Vec<&str> = lower.split(|c: char| !c.is_alphanumeric()).collect();
+    let has = |wanted: &[&str]| words.iter().any(|w| wanted.contains(w));
+    let offered = |name: &str| request.tools.iter().any(|t| t.name == name);
+
+    if has(&["run"]) && offered("run_command") {
+        if let Some(command) = backticked(text) {
+            return MockStep::Call {
+                name: "run_command".into(),
+                input: serde_json::json!({ "command": command }),
+            };
+        }
+    }
+    if has(&["read", "fetch", "open", "visit"]) && offered("web_fetch") {
+        if let Some(url) = url_in(text) {
+            return MockStep::Call {
+                name: "web_fetch".into(),
+                input: serde_json::json!({ "url": url }),
+            };
+        }
+    }
+    if lower.contains("list files") && offered("list_files") {
+        return MockStep::Call {
+            name: "list_files".into(),
+            input: serde_json::json!({ "path": "." }),
+        };
+    }
     if has(&["hello", "hi", "hey"]) {
-        return "Hello! I'm Conch, running on the built-in mock engine. \
-                I answer from a short list of keywords, so you can try the app without a provider. \
-                Say \"help\" to see what I understand."
-            .to_owned();
+        return MockStep::Say(
+            "Hello! I'm Conch, running on the built-in mock engine. \
+             I answer from a short list of keywords, so you can try the app without a provider. \
+             Say \"help\" to see what I understand."
+                .to_owned(),
+        );
     }
     if has(&["help"]) {
-        return "I'm the mock engine: no model, no network. I understand:\n\n\
-                - **hello**: a greeting\n\
-                - **help**: this list\n\
-                - anything else: I repeat it back\n\n\
-                To talk to a real model, add a provider with `conch providers add`."
-            .to_owned();
+        return MockStep::Say(
+            "I'm the mock engine: no model, no network. I understand:\n\n\
+             - **hello**: a greeting\n\
+             - **run `a command`**: I run it (and ask you first)\n\
+             - **read https://…**: I read the page\n\
+             - **list files**: I list the work folder\n\
+             - anything else: I repeat it back\n\n\
+             To talk to a real model, add a provider with `conch providers add`."
+                .to_owned(),
+        );
     }
     let quoted: String = text.chars().take(200).collect();
     let more = if text.chars().count() > 200 {
@@ -61,10 +137,10 @@ pub fn mock_reply(request: &StepRequest) -> String {
     } else {
         ""
     };
-    format!(
+    MockStep::Say(format!(
         "You said: \"{quoted}{more}\". I'm the mock engine, so I can only echo and demo. \
          Add a provider with `conch providers add` to talk to a real model."
-    )
+    ))
 }
 
 impl Engine for MockEngine {
@@ -78,7 +154,22 @@ impl Engine for MockEngine {
         out: mpsc::Sender<Chunk>,
     ) -> BoxFuture<'a, Result<(), EngineError>> {
         Box::pin(async move {
-            let reply = mock_reply(&request);
+            let reply = match mock_step(&request) {
+                MockStep::Say(text) => text,
+                MockStep::Call { name, input } => {
+                    let n = request
+                        .items
+                        .iter()
+                        .filter(|i| matches!(i, Item::ToolUse { .. }))
+                        .count();
+                    let call = Chunk::ToolCall {
+                        id: format!("mock-{}", n + 1),
+                        name,
+                        input,
+                    };
+                    return out.send(call).await.map_err(|_| EngineError::Stopped);
+                }
+            };
             for word in reply.split_inclusive(' ') {
                 if !self.pace.is_zero() {
                     tokio::time::sleep(self.pace).await;
@@ -99,7 +190,7 @@ mod tests {
     fn ask(text: &str) -> String {
         mock_reply(&StepRequest {
             items: vec![Item::Owner(text.into())],
-            tools: vec![],
+            ..StepRequest::default()
         })
     }
 
@@ -113,6 +204,60 @@ mod tests {
     }
 
     #[test]
+    fn calls_tools_when_asked_and_offered() {
+        let tools: Vec<protocol::ToolSpec> = ["run_command", "web_fetch", "list_files"]
+            .iter()
+            .map(|n| protocol::ToolSpec {
+                name: n.to_string(),
+                description: String::new(),
+                schema: serde_json::json!({}),
+            })
+            .collect();
+        let step = |text: &str| {
+            mock_step(&StepRequest {
+                items: vec![Item::Owner(text.into())],
+                tools: tools.clone(),
+                ..StepRequest::default()
+            })
+        };
+        assert_eq!(
+            step("please run `ls -la` for me"),
+            MockStep::Call {
+                name: "run_command".into(),
+                input: serde_json::json!({"command": "ls -la"})
+            }
+        );
+        assert_eq!(
+            step("Read https://news.example/a, then tell me."),
+            MockStep::Call {
+                name: "web_fetch".into(),
+                input: serde_json::json!({"url": "https://news.example/a"})
+            }
+        );
+        assert!(matches!(step("list files"), MockStep::Call { name, .. } if name == "list_files"));
+        // Without the tool on offer it only talks.
+        assert!(matches!(
+            mock_step(&StepRequest {
+                items: vec![Item::Owner("run `ls`".into())],
+                ..StepRequest::default()
+            }),
+            MockStep::Say(_)
+        ));
+        let after = mock_step(&StepRequest {
+            items: vec![Item::ToolResult {
+                id: "1".into(),
+                ok: true,
+                output: "a.txt".into(),
+            }],
+            ..StepRequest::default()
+        });
+        assert_eq!(
+            after,
+            MockStep::Say("Here's what came back:\n\n```\na.txt\n```".into())
+        );
+    }
+
+    #[test]
     fn is_deterministic_and_streams_the_whole_reply() {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_time()
@@ -122,7 +267,7 @@ mod tests {
         let (tx, mut rx) = mpsc::channel(8);
         let request = StepRequest {
             items: vec![Item::Owner("hello".into())],
-            tools: vec![],
+            ..StepRequest::default()
         };
         let text = rt.block_on(async {
             let run = engine.step(request.clone(), tx);
