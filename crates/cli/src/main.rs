@@ -1,7 +1,9 @@
 //! `conch`: the one binary.
 
+mod chat;
 mod keys;
 mod listen;
+mod providers;
 mod serve;
 mod setup;
 
@@ -35,6 +37,13 @@ enum Command {
         #[command(subcommand)]
         command: keys::KeysCommand,
     },
+    /// Model providers (OpenAI-compatible or Anthropic).
+    Providers {
+        #[command(subcommand)]
+        command: providers::ProvidersCommand,
+    },
+    /// One turn from the terminal, against the running Conch.
+    Chat(chat::ChatArgs),
 }
 
 /// A failure to report: one sentence, already in the user's words.
@@ -55,6 +64,8 @@ fn main() -> ExitCode {
             Command::Serve(args) => serve::run(home, args),
             Command::Setup(args) => setup::run(&home, args),
             Command::Keys { command } => keys::run(&home, command),
+            Command::Providers { command } => providers::run(&home, command),
+            Command::Chat(args) => chat::run(&home, args),
         }
     })();
     match result {

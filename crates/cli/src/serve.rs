@@ -6,9 +6,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
-use conversations::{Chats, ChatsConfig, Durability, Home, NoTools, Settings};
-use engines::MockEngine;
+use conversations::{Chats, ChatsConfig, Durability, Home, Secrets, Settings};
+use engines::providers::{Provider, Retry};
+use engines::{Engine, MockEngine};
 use gateway::{AllowedHosts, AppState};
+use tools::{CommandConfig, Tools, ToolsConfig};
 
 use crate::{listen, Failure};
 
@@ -58,10 +60,19 @@ async fn serve(
         Some(dir) => dir,
         None => std::env::current_dir()?,
     };
+    let (engine, engine_line) = pick_engine(&home, &settings)?;
+    let tools = Tools::new(ToolsConfig {
+        searxng_url: settings.searxng_url.clone(),
+        command: CommandConfig {
+            timeout: Duration::from_secs(settings.command_timeout_secs.unwrap_or(120)),
+            ..CommandConfig::default()
+        },
+        ..ToolsConfig::default()
+    });
     let chats = Chats::new(
         home.clone(),
-        Arc::new(MockEngine::default()),
-        Arc::new(NoTools),
+        engine,
+        Arc::new(tools),
         ChatsConfig {
             durability: Durability::Group,
             default_work,
@@ -82,10 +93,7 @@ async fn serve(
     if let Some(warning) = warning {
         writeln!(out, "Careful: {warning}")?;
     }
-    writeln!(
-        out,
-        "No provider is configured, so Conch answers with its built-in mock engine (no model, no network)."
-    )?;
+    writeln!(out, "{engine_line}")?;
     if !gateway::auth::password::is_set(home.root()) {
         let token = state.auth.setup.issue().map_err(|_| {
             Failure("This computer gave Conch no randomness for the setup link.".into())
@@ -115,6 +123,24 @@ async fn serve(
         () = grace => {}
     }
     Ok(())
+}
+
+/// The engine turns run on, and the line that says which.
+fn pick_engine(home: &Home, settings: &Settings) -> Result<(Arc<dyn Engine>, String), Failure> {
+    let Some(chosen) = settings.provider() else {
+        let line = "No provider is configured, so Conch answers with its built-in mock engine (no model, no network).";
+        return Ok((Arc::new(MockEngine::default()), line.to_owned()));
+    };
+    let secrets = Secrets::load(home.root())?;
+    let provider = Provider {
+        settings: chosen.clone(),
+        key: secrets.key(&chosen.name),
+    };
+    let line = format!(
+        "Talking to {} ({} at {}).",
+        chosen.name, chosen.model, chosen.base_url
+    );
+    Ok((engines::providers::engine(provider, Retry::default()), line))
 }
 
 async fn shutdown_signal() {

@@ -44,6 +44,7 @@ impl Drop for Serving {
 
 /// Starts `conch serve` on a free port and reads its banner.
 fn serve(home: &Path) -> Serving {
+    let has_owner = home.join("owner.json").exists();
     let mut child = Command::new(EXE)
         .arg("--home")
         .arg(home)
@@ -59,14 +60,13 @@ fn serve(home: &Path) -> Serving {
         .unwrap_or_else(|| panic!("{first}"))
         .to_owned();
     let mut banner = vec![first];
-    // The banner ends with the setup link's blank line, or the engine line.
-    for line in lines.by_ref().take(5) {
+    // The banner ends with the engine line, or with the setup link after it.
+    for line in lines.by_ref().take(6) {
         let line = line.unwrap();
-        let done = line.starts_with("No provider")
-            && !banner.is_empty()
-            && home.join("owner.json").exists();
+        let engine_line = line.starts_with("No provider") || line.starts_with("Talking to");
+        let link = line.contains("/setup?token=");
         banner.push(line);
-        if done || banner.iter().any(|l| l.contains("/setup?token=")) {
+        if (engine_line && has_owner) || link {
             break;
         }
     }
@@ -260,4 +260,243 @@ fn a_home_others_can_read_is_pointed_out() {
     let _ = child.wait();
     assert!(line.contains("can be read by other users"), "{line}");
     assert!(line.contains("chmod go-rwx"), "{line}");
+}
+
+#[test]
+fn providers_keep_keys_out_of_settings_and_off_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path();
+    let out = conch(
+        home,
+        &[
+            "providers",
+            "add",
+            "local",
+            "--kind",
+            "openai",
+            "--base-url",
+            "http://127.0.0.1:11434/v1",
+            "--model",
+            "llama3",
+            "--key-stdin",
+        ],
+        Some("sk-secret-value\n"),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("It's the default"));
+    let settings = std::fs::read_to_string(home.join("settings.json")).unwrap();
+    assert!(!settings.contains("sk-secret-value"));
+    assert!(
+        settings.contains("\"defaultProvider\": \"local\""),
+        "{settings}"
+    );
+    let secrets = std::fs::read_to_string(home.join("secrets.json")).unwrap();
+    assert!(secrets.contains("sk-secret-value"));
+    let mode = std::fs::metadata(home.join("secrets.json"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+    let list = text(&conch(home, &["providers", "list"], None).stdout);
+    assert!(
+        list.contains("local\topenai\tllama3")
+            && list.contains("key: set")
+            && list.contains("(default)"),
+        "{list}"
+    );
+    assert!(!list.contains("sk-secret"));
+
+    // From an environment variable; a missing one is a sentence.
+    let out = Command::new(EXE)
+        .arg("--home")
+        .arg(home)
+        .args([
+            "providers",
+            "add",
+            "claude",
+            "--kind",
+            "anthropic",
+            "--model",
+            "claude-x",
+            "--key-env",
+            "MY_KEY",
+        ])
+        .env("MY_KEY", "ak-from-env")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = conch(
+        home,
+        &[
+            "providers",
+            "add",
+            "x",
+            "--kind",
+            "anthropic",
+            "--model",
+            "m",
+            "--key-env",
+            "NOT_SET_ANYWHERE",
+        ],
+        None,
+    );
+    assert!(text(&out.stderr).contains("NOT_SET_ANYWHERE isn't set"));
+    let out = conch(
+        home,
+        &["providers", "add", "x", "--kind", "gemini", "--model", "m"],
+        None,
+    );
+    assert!(text(&out.stderr).contains("Use openai or anthropic"));
+    let out = conch(
+        home,
+        &[
+            "providers",
+            "add",
+            "x",
+            "--kind",
+            "openai",
+            "--model",
+            "m",
+            "--key",
+            "sk-visible",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2), "there's no --key flag");
+
+    assert!(conch(home, &["providers", "default", "claude"], None)
+        .status
+        .success());
+    assert!(conch(home, &["providers", "remove", "claude"], None)
+        .status
+        .success());
+    let secrets = std::fs::read_to_string(home.join("secrets.json")).unwrap();
+    assert!(!secrets.contains("ak-from-env"));
+    let settings = std::fs::read_to_string(home.join("settings.json")).unwrap();
+    assert!(
+        settings.contains("\"defaultProvider\": \"local\""),
+        "{settings}"
+    );
+}
+
+#[test]
+fn serve_says_which_provider_it_talks_to() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path();
+    conch(
+        home,
+        &["setup", "--password-stdin"],
+        Some("a long enough one"),
+    );
+    conch(
+        home,
+        &[
+            "providers",
+            "add",
+            "local",
+            "--kind",
+            "openai",
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+            "--model",
+            "tiny",
+        ],
+        None,
+    );
+    let s = serve(home);
+    assert!(
+        s.banner
+            .iter()
+            .any(|l| l == "Talking to local (tiny at http://127.0.0.1:9/v1)."),
+        "{:?}",
+        s.banner
+    );
+}
+
+#[test]
+fn conch_chat_runs_a_turn_and_asks_in_the_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let work = dir.path().join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(
+        home.join("settings.json"),
+        format!("{{\"defaultWork\": {:?}}}", work),
+    )
+    .unwrap();
+    conch(
+        &home,
+        &["setup", "--password-stdin"],
+        Some("a long enough one"),
+    );
+    let s = serve(&home);
+    let out = Command::new(EXE)
+        .arg("--home")
+        .arg(&home)
+        .args([
+            "chat",
+            "please run `echo made-by-the-command > proof.txt; echo done`",
+            "--url",
+            &s.url,
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            child.stdin.take().unwrap().write_all(b"o\n")?;
+            child.wait_with_output()
+        })
+        .unwrap();
+    let (said, asked) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "{said}\n{asked}");
+    assert!(asked.contains("Can I run this command?"), "{asked}");
+    assert!(
+        asked.contains("[o]nce, [a]lways for this chat, [d]eny"),
+        "{asked}"
+    );
+    assert!(said.contains("Here's what came back"), "{said}");
+    assert!(said.contains("done"), "{said}");
+    assert_eq!(
+        std::fs::read_to_string(work.join("proof.txt")).unwrap(),
+        "made-by-the-command\n"
+    );
+    // Its own key was revoked when it ended.
+    let keys = std::fs::read_to_string(home.join("access-keys.json")).unwrap();
+    assert_eq!(keys.trim(), "[]");
+
+    // Denying from the terminal: nothing runs.
+    let out = Command::new(EXE)
+        .arg("--home")
+        .arg(&home)
+        .args(["chat", "run `touch denied.txt`", "--url", &s.url])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            child.stdin.take().unwrap().write_all(b"d\n")?;
+            child.wait_with_output()
+        })
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("Okay, I won't do that."));
+    assert!(!work.join("denied.txt").exists());
+}
+
+#[test]
+fn conch_chat_without_a_gateway_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = conch(
+        dir.path(),
+        &["chat", "hi", "--url", "http://127.0.0.1:9"],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("Conch isn't answering at http://127.0.0.1:9"),
+        "{}",
+        text(&out.stderr)
+    );
 }

@@ -9,6 +9,7 @@ pub mod ids;
 pub mod log;
 pub mod private_file;
 mod prompt;
+pub mod secrets;
 pub mod settings;
 mod transcript;
 mod turn;
@@ -18,6 +19,7 @@ pub use chats::{ChatSummary, Chats, ChatsConfig, NewChat};
 pub use error::ChatError;
 pub use home::{Home, HomeError};
 pub use log::{ChatLog, Committed, Durability, Live, LogError, OpenReport};
+pub use secrets::{Secrets, SecretsError};
 pub use settings::{Settings, SettingsError};
 pub use tools::{NoTools, ToolBox, ToolCall};
 

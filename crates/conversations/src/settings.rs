@@ -30,6 +30,12 @@ pub struct Settings {
     /// A SearXNG instance for `web_search`, like `http://127.0.0.1:8888`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub searxng_url: Option<String>,
+    /// Model providers; the keys are in secrets.json.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub providers: Vec<engines::providers::ProviderSettings>,
+    /// The provider new turns use (default: the first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_provider: Option<String>,
     /// How long a command may run, in seconds (default 120).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command_timeout_secs: Option<u64>,
@@ -76,6 +82,14 @@ impl std::fmt::Display for SettingsError {
 impl std::error::Error for SettingsError {}
 
 impl Settings {
+    /// The provider turns use: the default one, else the first.
+    pub fn provider(&self) -> Option<&engines::providers::ProviderSettings> {
+        match &self.default_provider {
+            Some(name) => self.providers.iter().find(|p| &p.name == name),
+            None => self.providers.first(),
+        }
+    }
+
     pub fn load(home: &Path) -> Result<Settings, SettingsError> {
         let path = home.join(SETTINGS_FILE);
         let bytes = match std::fs::read(&path) {

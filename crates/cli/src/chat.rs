@@ -1,0 +1,276 @@
+//! `conch chat "message" [--chat ID] [--mode M]`: one turn from the terminal,
+//! against the running gateway. The reply streams to standard output; a
+//! question is asked here, and answered here.
+//!
+//! It signs in with `CONCH_KEY` when set; otherwise it makes an access key
+//! for itself (it runs as the owner of Conch's folder) and revokes it when it
+//! ends.
+
+use std::io::{BufRead, Write};
+
+use clap::Args;
+use conversations::Home;
+use engines::providers::sse::SseParser;
+use gateway::auth::keys;
+use serde_json::{json, Value};
+
+use crate::Failure;
+
+#[derive(Args)]
+pub struct ChatArgs {
+    /// What to say.
+    message: String,
+    /// Continue this chat (default: a new one).
+    #[arg(long)]
+    chat: Option<String>,
+    /// ask, edits or full.
+    #[arg(long)]
+    mode: Option<String>,
+    /// Where Conch is running.
+    #[arg(long, env = "CONCH_URL", default_value = "http://127.0.0.1:7777")]
+    url: String,
+}
+
+/// A key made for this run, revoked when it ends, however it ends.
+struct OwnKey {
+    home: std::path::PathBuf,
+    id: String,
+}
+
+impl Drop for OwnKey {
+    fn drop(&mut self) {
+        let _ = keys::revoke(&self.home, &self.id);
+    }
+}
+
+pub fn run(home: &Home, args: ChatArgs) -> Result<(), Failure> {
+    let (key, _own) = match std::env::var("CONCH_KEY") {
+        Ok(k) if !k.trim().is_empty() => (k.trim().to_owned(), None),
+        _ => {
+            let name = format!("conch chat {}", std::process::id());
+            let (record, secret) = keys::create(home.root(), &name)?;
+            let own = OwnKey {
+                home: home.root().to_path_buf(),
+                id: record.id,
+            };
+            (secret, Some(own))
+        }
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Failure(format!("Conch couldn't start its runtime: {e}.")))?;
+    runtime.block_on(talk(args, key))
+}
+
+struct Client {
+    http: reqwest::Client,
+    url: String,
+    key: String,
+}
+
+impl Client {
+    async fn call(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<Value>,
+    ) -> Result<Value, Failure> {
+        let mut request = self
+            .http
+            .request(method, format!("{}{path}", self.url))
+            .bearer_auth(&self.key);
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let response = request.send().await.map_err(|e| self.unreachable(e))?;
+        let status = response.status();
+        let value: Value = response.json().await.unwrap_or(Value::Null);
+        if !status.is_success() {
+            let sentence = value["error"]
+                .as_str()
+                .unwrap_or("The gateway refused the request.");
+            return Err(Failure(sentence.to_owned()));
+        }
+        Ok(value)
+    }
+
+    fn unreachable(&self, e: reqwest::Error) -> Failure {
+        Failure(format!(
+            "Conch isn't answering at {} ({e}). Start it with conch serve, or point --url at it.",
+            self.url
+        ))
+    }
+}
+
+async fn talk(args: ChatArgs, key: String) -> Result<(), Failure> {
+    let client = Client {
+        http: reqwest::Client::builder()
+            .no_proxy()
+            .build()
+            .unwrap_or_default(),
+        url: args.url.trim_end_matches('/').to_owned(),
+        key,
+    };
+    let id = match &args.chat {
+        Some(id) => {
+            if let Some(mode) = &args.mode {
+                client
+                    .call(
+                        reqwest::Method::POST,
+                        &format!("/api/chats/{id}/mode"),
+                        Some(json!({ "mode": mode })),
+                    )
+                    .await?;
+            }
+            id.clone()
+        }
+        None => {
+            let body = match &args.mode {
+                Some(mode) => json!({ "mode": mode }),
+                None => json!({}),
+            };
+            let made = client
+                .call(reqwest::Method::POST, "/api/chats", Some(body))
+                .await?;
+            made["id"].as_str().unwrap_or_default().to_owned()
+        }
+    };
+    let shown = client
+        .call(reqwest::Method::GET, &format!("/api/chats/{id}"), None)
+        .await?;
+    let after = shown["lastSeq"].as_u64().unwrap_or(0);
+    let mut stream = client
+        .http
+        .get(format!(
+            "{}/api/chats/{id}/stream?after={after}",
+            client.url
+        ))
+        .bearer_auth(&client.key)
+        .send()
+        .await
+        .map_err(|e| client.unreachable(e))?;
+    let posted = client
+        .call(
+            reqwest::Method::POST,
+            &format!("/api/chats/{id}/messages"),
+            Some(json!({ "text": args.message })),
+        )
+        .await?;
+    let mine = posted["seq"].as_u64().unwrap_or(0);
+    let mut parser = SseParser::default();
+    let mut turn: Option<u64> = None;
+    let mut out = std::io::stdout();
+    let result = loop {
+        let chunk = stream
+            .chunk()
+            .await
+            .map_err(|e| Failure(format!("The connection to Conch broke: {e}.")))?;
+        let Some(bytes) = chunk else {
+            break Err(Failure(
+                "Conch closed the stream before the turn ended.".into(),
+            ));
+        };
+        let mut ended = None;
+        for event in parser.feed(&bytes) {
+            let value: Value = serde_json::from_str(&event.data).unwrap_or(Value::Null);
+            if event.event.as_deref() == Some("delta") {
+                if turn.is_some() && value["turn"].as_u64() == turn {
+                    print!("{}", value["text"].as_str().unwrap_or(""));
+                    let _ = out.flush();
+                }
+                continue;
+            }
+            let seq = value["seq"].as_u64().unwrap_or(0);
+            match value["type"].as_str().unwrap_or("") {
+                "turn.started" if turn.is_none() && seq > mine => turn = Some(seq),
+                "tool.called" if value["turn"].as_u64() == turn => {
+                    eprintln!(
+                        "\n→ {} {}",
+                        value["tool"].as_str().unwrap_or(""),
+                        value["input"]
+                    );
+                }
+                "tool.finished" if value["turn"].as_u64() == turn => {
+                    let first = value["output"]
+                        .as_str()
+                        .unwrap_or("")
+                        .lines()
+                        .next()
+                        .unwrap_or("")
+                        .to_owned();
+                    let mark = if value["ok"] == true { "✓" } else { "✗" };
+                    eprintln!("{mark} {}", first.chars().take(120).collect::<String>());
+                }
+                "reply" if value["turn"].as_u64() == turn => println!(),
+                "permission.requested" if value["turn"].as_u64() == turn => {
+                    let answer = ask_here(&value).await?;
+                    client
+                        .call(
+                            reqwest::Method::POST,
+                            &format!(
+                                "/api/chats/{id}/permissions/{}",
+                                value["ask"].as_str().unwrap_or("")
+                            ),
+                            Some(json!({ "answer": answer })),
+                        )
+                        .await?;
+                }
+                "turn.ended" if value["turn"].as_u64() == turn => ended = Some(value),
+                _ => {}
+            }
+        }
+        if let Some(value) = ended {
+            break match value["reason"].as_str() {
+                Some("done") => Ok(()),
+                Some("stopped") => Err(Failure("The turn was stopped.".into())),
+                _ => Err(Failure(
+                    value["error"]
+                        .as_str()
+                        .unwrap_or("The turn ended with an error.")
+                        .to_owned(),
+                )),
+            };
+        }
+    };
+    eprintln!("(chat {id}: continue it with --chat {id})");
+    result
+}
+
+/// Shows the question and reads the answer from the terminal.
+async fn ask_here(asked: &Value) -> Result<&'static str, Failure> {
+    let question = asked["question"]
+        .as_str()
+        .unwrap_or("Can I go ahead?")
+        .to_owned();
+    let note = asked["note"].as_str().map(str::to_owned);
+    let always = asked["always"].is_array();
+    tokio::task::spawn_blocking(move || {
+        let mut err = std::io::stderr();
+        let _ = writeln!(err, "\n{question}");
+        if let Some(note) = note {
+            let _ = writeln!(err, "{note}");
+        }
+        let choices = if always {
+            "[o]nce, [a]lways for this chat, [d]eny"
+        } else {
+            "[o]nce, [d]eny"
+        };
+        loop {
+            let _ = write!(err, "{choices}: ");
+            let _ = err.flush();
+            let mut line = String::new();
+            if std::io::stdin().lock().read_line(&mut line).unwrap_or(0) == 0 {
+                return "deny";
+            }
+            match line.trim().to_lowercase().as_str() {
+                "o" | "once" | "y" | "yes" => return "once",
+                "a" | "always" if always => return "always",
+                "d" | "deny" | "n" | "no" => return "deny",
+                _ => {}
+            }
+        }
+    })
+    .await
+    .map_err(|_| Failure("The question couldn't be asked.".into()))
+}
