@@ -78,9 +78,11 @@ pub fn run(home: &Home, command: ProvidersCommand) -> Result<(), Failure> {
             });
             match reqwest::Url::parse(&base_url) {
                 Ok(u) if matches!(u.scheme(), "http" | "https") => {}
-                _ => return Err(Failure(format!(
+                _ => {
+                    return Err(Failure(format!(
                     "\"{base_url}\" isn't a web address. Give one like https://api.openai.com/v1."
-                ))),
+                )))
+                }
             }
             let key = read_key(args.key_stdin, args.key_env.as_deref())?;
             let provider = ProviderSettings {

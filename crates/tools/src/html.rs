@@ -41,11 +41,9 @@ pub fn to_text(html: &str, base: Option<&reqwest::Url>) -> (Option<String>, Stri
             }
             match name.as_str() {
                 "script" | "style" | "noscript" | "template" | "svg" | "iframe" | "object"
-                    if !closing =>
+                    if !closing && !tag.ends_with('/') =>
                 {
-                    if !tag.ends_with('/') {
-                        skip_until = Some(static_name(&name));
-                    }
+                    skip_until = Some(static_name(&name));
                 }
                 "title" => {
                     in_title = !closing;
