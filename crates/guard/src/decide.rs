@@ -2,7 +2,9 @@ use std::collections::BTreeMap;
 
 use protocol::{Action, ChatView, Mode};
 
+use crate::address;
 use crate::policy::Policy;
+use crate::protect::{reaches_for_powers, Protected};
 use crate::rules::Rule;
 use crate::words;
 
@@ -20,6 +22,11 @@ pub struct Settings {
     pub mode: Mode,
     /// Per-tool policies; a tool not named follows the mode.
     pub policies: BTreeMap<String, Policy>,
+    /// Safety → "Check before acting on what it read".
+    pub check_after_reading: bool,
+    pub protected: Protected,
+    /// Who the owner is, in "I've asked Ada to OK it."
+    pub owner_name: String,
 }
 
 impl Settings {
@@ -27,6 +34,9 @@ impl Settings {
         Settings {
             mode,
             policies: BTreeMap::new(),
+            check_after_reading: true,
+            protected: Protected::default(),
+            owner_name: "the owner".to_owned(),
         }
     }
 
@@ -41,10 +51,13 @@ pub enum Decision {
     Ask {
         why: Vec<Rule>,
         question: String,
+        /// Why it is checking, when a mark is behind it (the GuardNote).
         note: Option<String>,
         /// What Always allow would let through for the rest of the chat;
         /// None when it isn't offered.
         always: Option<Vec<String>>,
+        /// What the chat is told when someone else's words are in it.
+        told: Option<String>,
     },
     Deny {
         why: Vec<Rule>,
@@ -73,35 +86,76 @@ fn reads_only(action: &Action) -> bool {
     }
 }
 
-/// A reason to ask, and the Always-allow key that satisfies it.
+/// A reason to ask: the Always-allow key it offers (None: it offers none),
+/// and the earlier answers that satisfy it.
 struct Reason {
     rule: Rule,
-    always: String,
+    offers: Option<String>,
+    satisfied_by: Vec<String>,
+}
+
+/// The after-reading rule a marked chat applies to this action, if any.
+fn after_reading_rule(action: &Action, chat: &ChatView) -> Option<Rule> {
+    match action {
+        Action::Command { .. } => Some(Rule::AfterReadingCommand),
+        Action::FileChange { inside: false, .. } => Some(Rule::AfterReadingOutsideWrite),
+        Action::FetchSends { .. } => Some(Rule::AfterReadingDataFetch),
+        Action::PageRead { url, .. } => {
+            let carries = address::could_carry_data(url).is_some();
+            (carries && !chat.owner_said(url)).then_some(Rule::AfterReadingDataFetch)
+        }
+        Action::Integration {
+            read_only: false, ..
+        } => Some(Rule::AfterReadingIntegrationWrite),
+        _ => None,
+    }
 }
 
 pub fn decide(call: Call<'_>, chat: &ChatView, settings: &Settings) -> Decision {
-    let policy = settings.policy(call.tool);
+    let tool = call.tool;
+    let policy = settings.policy(tool);
     if policy == Policy::Off {
         return Decision::Deny {
             why: vec![Rule::PolicyOff],
-            sentence: words::turned_off(call.tool),
+            sentence: words::turned_off(tool),
+        };
+    }
+    if let Action::Command { command, .. } = call.action {
+        if reaches_for_powers(command) {
+            return Decision::Deny {
+                why: vec![Rule::ProtectedPower],
+                sentence: words::protected_power(command),
+            };
+        }
+    }
+    if settings.protected.touched_by(call.action) {
+        return Decision::Deny {
+            why: vec![Rule::ProtectedPath],
+            sentence: words::protected_path(),
         };
     }
     if policy == Policy::ReadOnly && !reads_only(call.action) {
         return Decision::Deny {
             why: vec![Rule::PolicyReadOnly],
-            sentence: words::read_only(call.tool),
+            sentence: words::read_only(tool),
         };
     }
 
     let mode = settings.mode;
     let careful = matches!(mode, Mode::Ask | Mode::Edits | Mode::Auto);
-    let tool_key = call.tool.to_owned();
+    let plain = tool.to_owned();
+    let read = format!("read:{tool}");
     let mut reasons: Vec<Reason> = Vec::new();
-    let mut ask = |rule: Rule, always: String| reasons.push(Reason { rule, always });
+    // A question the mode (or the tool's policy) asks takes the tool's own
+    // "always", and an "always" given after reading covers it too.
+    let by_mode = |rule: Rule| Reason {
+        rule,
+        offers: Some(plain.clone()),
+        satisfied_by: vec![plain.clone(), read.clone()],
+    };
 
     if policy == Policy::Ask {
-        ask(Rule::PolicyAsk, tool_key.clone());
+        reasons.push(by_mode(Rule::PolicyAsk));
     }
     match call.action {
         Action::Command {
@@ -110,60 +164,122 @@ pub fn decide(call: Call<'_>, chat: &ChatView, settings: &Settings) -> Decision 
             ..
         } => {
             if careful {
-                ask(Rule::ModeAskCommand, tool_key.clone());
+                reasons.push(by_mode(Rule::ModeAskCommand));
             }
-            // Leaving the box asks in every mode but Full trust.
-            if (*unsealed || *leaves_box) && mode != Mode::Full {
-                let rule = if *leaves_box {
-                    Rule::BoxLeave
-                } else {
-                    Rule::BoxUnavailable
-                };
-                ask(rule, format!("box:{}", call.tool));
+            // Leaving the box asks in every mode but Full trust in a chat
+            // someone is in.
+            let full_and_there = mode == Mode::Full && chat.someone_there();
+            if (*unsealed || *leaves_box) && !full_and_there {
+                let key = format!("box:{tool}");
+                reasons.push(Reason {
+                    rule: if *leaves_box {
+                        Rule::BoxLeave
+                    } else {
+                        Rule::BoxUnavailable
+                    },
+                    offers: Some(key.clone()),
+                    satisfied_by: vec![key],
+                });
             }
         }
-        Action::FileChange { inside: true, .. } => {
-            if mode == Mode::Ask {
-                ask(Rule::ModeAskEdit, tool_key.clone());
-            }
+        Action::FileChange { inside: true, .. } if mode == Mode::Ask => {
+            reasons.push(by_mode(Rule::ModeAskEdit));
         }
-        Action::FileChange { inside: false, .. } => {
-            if careful {
-                ask(Rule::ModeEditsOutside, tool_key.clone());
-            }
+        Action::FileChange { inside: false, .. } if careful => {
+            reasons.push(by_mode(Rule::ModeEditsOutside));
         }
         Action::Integration {
             read_only: false, ..
         }
-        | Action::FetchSends { .. } => {
-            if careful {
-                ask(Rule::ModeAskIntegration, tool_key.clone());
-            }
+        | Action::FetchSends { .. }
+            if careful =>
+        {
+            reasons.push(by_mode(Rule::ModeAskIntegration));
         }
-        Action::Integration {
-            read_only: true, ..
-        }
-        | Action::LookAround { .. }
-        | Action::PageRead { .. }
-        | Action::Search { .. } => {}
+        _ => {}
     }
 
-    // Earlier "Always allow" answers satisfy the reasons they covered.
-    reasons.retain(|r| !chat.always.contains(&r.always));
+    // Check before acting on what it read (ADR 0028 §1 and its updates).
+    let mut note = None;
+    let mut told = None;
+    if settings.check_after_reading {
+        if let (Some(rule), Some(mark)) = (
+            after_reading_rule(call.action, chat),
+            chat.held_taints().last(),
+        ) {
+            let others = chat.others_words();
+            let there = chat.someone_there();
+            // Full trust, in a chat someone is in with nobody else's words:
+            // it still records the mark, but doesn't ask.
+            let full_skips = mode == Mode::Full && there && !others;
+            if !full_skips {
+                let held = chat.held_taints().count();
+                note = Some(words::guard_note(mark, held - 1, tool, call.action));
+                if others || !there {
+                    // "Always" would be untrue here: none is offered, and none
+                    // given before counts.
+                    reasons.push(Reason {
+                        rule,
+                        offers: None,
+                        satisfied_by: Vec::new(),
+                    });
+                    if others {
+                        reasons.push(Reason {
+                            rule: Rule::OthersWords,
+                            offers: None,
+                            satisfied_by: Vec::new(),
+                        });
+                        told = Some(words::told(&settings.owner_name));
+                    }
+                    if !there {
+                        reasons.push(Reason {
+                            rule: Rule::NobodyThere,
+                            offers: None,
+                            satisfied_by: Vec::new(),
+                        });
+                    }
+                } else {
+                    reasons.push(Reason {
+                        rule,
+                        offers: Some(read.clone()),
+                        satisfied_by: vec![read.clone()],
+                    });
+                }
+            }
+        }
+    }
+
+    reasons.retain(|r| !r.satisfied_by.iter().any(|k| chat.always.contains(k)));
     if reasons.is_empty() {
         return Decision::Allow;
     }
-    let mut always: Vec<String> = Vec::new();
-    for r in &reasons {
-        if !always.contains(&r.always) {
-            always.push(r.always.clone());
+    let always = if reasons.iter().all(|r| r.offers.is_some()) {
+        let mut keys: Vec<String> = Vec::new();
+        for key in reasons.iter().filter_map(|r| r.offers.clone()) {
+            if !keys.contains(&key) {
+                keys.push(key);
+            }
         }
+        // An "always" given after reading covers the tool's own question.
+        if keys.contains(&read) {
+            keys.retain(|k| *k != plain);
+        }
+        Some(keys)
+    } else {
+        None
+    };
+    if reasons.iter().any(|r| r.rule == Rule::NobodyThere) {
+        note = Some(match note {
+            Some(n) => format!("{n} {}", words::nobody_there()),
+            None => words::nobody_there().to_owned(),
+        });
     }
     Decision::Ask {
         why: reasons.iter().map(|r| r.rule).collect(),
-        question: words::question(call.tool, call.action),
-        note: None,
-        always: Some(always),
+        question: words::question(tool, call.action),
+        note,
+        always,
+        told,
     }
 }
 

@@ -4,12 +4,25 @@
 //! Pure: no I/O, no clock, no randomness. Every Ask and Deny names the rule
 //! ids that caused it (`family.rule`), and the same ids name the rows of the
 //! table tests, so a question in a log leads to its rule in one hop.
+//!
+//! What it deliberately does not do: it doesn't read files or pages to judge
+//! them (a file in the work folder someone else wrote doesn't mark the chat),
+//! it can't tell an encoded secret from an ordinary id in an address (the
+//! owner's own words are the only pass), and its checks of a command's text
+//! are a speed bump, not a box: sealing is the box.
 
+pub mod address;
 mod decide;
+mod mark;
 mod policy;
+mod protect;
+mod provenance;
 mod rules;
-mod words;
+pub mod words;
 
 pub use decide::{decide, Call, Decision, Settings};
+pub use mark::mark_for;
 pub use policy::Policy;
+pub use protect::{reaches_for_powers, Protected, KEY_PLACES};
+pub use provenance::{provenance, Read};
 pub use rules::Rule;

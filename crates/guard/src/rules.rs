@@ -11,6 +11,20 @@ pub enum Rule {
     ModeEditsOutside,
     /// Ask and Accept edits ask before an integration call that isn't read-only.
     ModeAskIntegration,
+    /// Marked: any command asks.
+    AfterReadingCommand,
+    /// Marked: a file change outside the work folder asks.
+    AfterReadingOutsideWrite,
+    /// Marked: a fetch whose address could carry data asks.
+    AfterReadingDataFetch,
+    /// Marked: an integration tool that isn't read-only asks.
+    AfterReadingIntegrationWrite,
+    /// Someone else's words are in the chat: after-reading questions stay,
+    /// even in Full trust, and "always" would be untrue.
+    OthersWords,
+    /// Nobody is there to choose (a routine, a task, a chat app): after-reading
+    /// questions stay, even in Full trust, and wait for the owner.
+    NobodyThere,
     /// The command would run unsealed because sealing isn't available here.
     BoxUnavailable,
     /// The command asks to leave the box.
@@ -21,6 +35,10 @@ pub enum Rule {
     PolicyOff,
     /// The owner set this tool to read-only, and this call doesn't only read.
     PolicyReadOnly,
+    /// The call touches Conch's own folder, or where keys live.
+    ProtectedPath,
+    /// The command reaches for Conch's own powers (keys, skill signing).
+    ProtectedPower,
 }
 
 impl Rule {
@@ -30,11 +48,39 @@ impl Rule {
             Rule::ModeAskEdit => "mode.ask-edit",
             Rule::ModeEditsOutside => "mode.edits-outside",
             Rule::ModeAskIntegration => "mode.ask-integration",
+            Rule::AfterReadingCommand => "after-reading.command",
+            Rule::AfterReadingOutsideWrite => "after-reading.outside-write",
+            Rule::AfterReadingDataFetch => "after-reading.data-fetch",
+            Rule::AfterReadingIntegrationWrite => "after-reading.integration-write",
+            Rule::OthersWords => "others-words.owner-decides",
+            Rule::NobodyThere => "nobody-there.waits",
             Rule::BoxUnavailable => "box.unavailable",
             Rule::BoxLeave => "box.leave",
             Rule::PolicyAsk => "policy.ask",
             Rule::PolicyOff => "policy.off",
             Rule::PolicyReadOnly => "policy.read-only",
+            Rule::ProtectedPath => "protected.path",
+            Rule::ProtectedPower => "protected.power",
         }
     }
+
+    pub const ALL: [Rule; 17] = [
+        Rule::ModeAskCommand,
+        Rule::ModeAskEdit,
+        Rule::ModeEditsOutside,
+        Rule::ModeAskIntegration,
+        Rule::AfterReadingCommand,
+        Rule::AfterReadingOutsideWrite,
+        Rule::AfterReadingDataFetch,
+        Rule::AfterReadingIntegrationWrite,
+        Rule::OthersWords,
+        Rule::NobodyThere,
+        Rule::BoxUnavailable,
+        Rule::BoxLeave,
+        Rule::PolicyAsk,
+        Rule::PolicyOff,
+        Rule::PolicyReadOnly,
+        Rule::ProtectedPath,
+        Rule::ProtectedPower,
+    ];
 }

@@ -1,6 +1,6 @@
-//! The words of every question and refusal.
+//! The words of every question, note and refusal, in the records' voice.
 
-use protocol::Action;
+use protocol::{Action, Mark, MarkSource};
 
 /// The question on the card.
 pub fn question(tool: &str, action: &Action) -> String {
@@ -25,10 +25,80 @@ pub fn question(tool: &str, action: &Action) -> String {
         }
         Action::Integration { tool, .. } => format!("Can I use {tool}?"),
         Action::FetchSends { url, .. } => format!("Can I send a request to {url}?"),
-        Action::PageRead { url, .. } => format!("Can I read {url}?"),
+        Action::PageRead { url, .. } => format!("Can I open {url}?"),
         Action::Search { query } => format!("Can I search the web for \"{query}\"?"),
         Action::LookAround { .. } => format!("Can I use {tool}?"),
     }
+}
+
+/// What a mark says the chat did: "read news.example".
+pub fn did(mark: &Mark) -> String {
+    match mark.source {
+        MarkSource::Page => format!("read {}", mark.what),
+        MarkSource::Search => "read web search results".to_owned(),
+        MarkSource::Download => format!("downloaded from {}", mark.what),
+        MarkSource::Integration => format!("read what {} returned", mark.what),
+        MarkSource::Person => format!("has words from {}", mark.what),
+        MarkSource::Carried => format!("carries what {} read", mark.what),
+    }
+}
+
+/// The quiet transcript line, the first time a chat is marked.
+pub fn first_mark(source: MarkSource, what: &str) -> String {
+    let opening = match source {
+        MarkSource::Page => format!("Read {what}."),
+        MarkSource::Search => "Searched the web.".to_owned(),
+        MarkSource::Download => format!("Downloaded from {what}."),
+        MarkSource::Integration => format!("Read what {what} returned."),
+        MarkSource::Person => format!("{what} wrote in this chat."),
+        MarkSource::Carried => format!("Took in what {what} read."),
+    };
+    format!(
+        "{opening} From here on, I'll check with you before running commands or sending anything."
+    )
+}
+
+/// What the checked step is, for the note: "run a command".
+pub fn step(tool: &str, action: &Action) -> String {
+    match action {
+        Action::Command { .. } => "run a command".to_owned(),
+        Action::FileChange { .. } => "change a file outside the work folder".to_owned(),
+        Action::PageRead { host, .. } | Action::FetchSends { host, .. } => {
+            format!("open an address on {host} that could carry data out")
+        }
+        Action::Integration { tool, .. } => format!("use {tool}"),
+        _ => format!("use {tool}"),
+    }
+}
+
+/// The GuardNote: "This chat read news.example, which could be trying to
+/// steer me. So I'm checking before I run a command."
+pub fn guard_note(mark: &Mark, others: usize, tool: &str, action: &Action) -> String {
+    let more = match others {
+        0 => String::new(),
+        1 => " (and one other thing)".to_owned(),
+        n => format!(" (and {n} other things)"),
+    };
+    let who = match mark.source {
+        MarkSource::Person => format!(
+            "This chat has words from {}{more}, who could be trying to steer me.",
+            mark.what
+        ),
+        _ => format!(
+            "This chat {}{more}, which could be trying to steer me.",
+            did(mark)
+        ),
+    };
+    format!("{who} So I'm checking before I {}.", step(tool, action))
+}
+
+/// Said in a chat where someone else wrote: they can't OK their own request.
+pub fn told(owner: &str) -> String {
+    format!("I've asked {owner} to OK it.")
+}
+
+pub fn nobody_there() -> &'static str {
+    "Nobody is here to choose, so this waits for the owner."
 }
 
 pub fn turned_off(tool: &str) -> String {
@@ -40,5 +110,15 @@ pub fn turned_off(tool: &str) -> String {
 pub fn read_only(tool: &str) -> String {
     format!(
         "The owner set {tool} to read-only, so it can only read. Say what you'd need changed instead."
+    )
+}
+
+pub fn protected_path() -> String {
+    "That's Conch's own folder or where keys are kept, which the assistant never touches. Don't try another way; ask the owner to do it if it's needed.".to_owned()
+}
+
+pub fn protected_power(command: &str) -> String {
+    format!(
+        "That command uses Conch's own powers (access keys, skill signing), which only the owner may use. Don't run it; hand them the command to run themselves:\n\n{command}"
     )
 }

@@ -165,6 +165,7 @@ pub enum Body {
     PermissionRequested(PermissionRequested),
     PermissionAnswered(PermissionAnswered),
     PermissionEnded(PermissionEnded),
+    Taint(Taint),
     /// A type this version doesn't know, or a known type whose fields it can't
     /// read. The line stays in the log as it was; folds skip it.
     Unknown {
@@ -187,6 +188,7 @@ impl Body {
             Body::PermissionRequested(_) => "permission.requested",
             Body::PermissionAnswered(_) => "permission.answered",
             Body::PermissionEnded(_) => "permission.ended",
+            Body::Taint(_) => "taint",
             Body::Unknown { kind } => kind,
         }
     }
@@ -234,6 +236,31 @@ pub struct PermissionRequested {
     /// absent when it isn't offered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub always: Option<Vec<String>>,
+    /// Where each part of the request came from.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub provenance: Vec<Provenance>,
+    /// What the chat is told when someone else's words are in it: the owner
+    /// was asked, not them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub told: Option<String>,
+}
+
+/// Where one part of a request (an address, a path, a word of a command)
+/// came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Provenance {
+    pub part: String,
+    /// `address`, `host`, `path`, `word`, `value`.
+    pub kind: String,
+    /// `owner` (word for word in the owner's own messages), `read` (in
+    /// something the chat read), or `nowhere` (the model made it up).
+    pub from: String,
+    /// The call whose result held it, for `read`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call: Option<String>,
+    /// What that was: a host, a tool, a person.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -251,4 +278,36 @@ pub struct PermissionEnded {
     pub ask: String,
     /// `stopped` (Stop was pressed) or `restart` (Conch restarted).
     pub reason: String,
+}
+
+/// Where something from outside came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MarkSource {
+    /// A page read (web_fetch, the browser).
+    Page,
+    /// Web search results.
+    Search,
+    /// A command that downloads (curl, wget, an address).
+    Download,
+    /// An integration's tool result.
+    Integration,
+    /// A message from someone other than the owner.
+    Person,
+    /// Carried in from another chat (a helper's, or the chat a helper came from).
+    Carried,
+}
+
+/// The chat took in something from outside.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Taint {
+    pub source: MarkSource,
+    /// What it was: the host, the tool, the person.
+    pub what: String,
+    /// The tool call that made it, when a call did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call: Option<String>,
+    /// The quiet line the transcript shows, on the chat's first mark only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub says: Option<String>,
 }

@@ -4,11 +4,38 @@
 //! log grows pays only for the new events, and one that opens a chat pays one
 //! pass.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use crate::action::Action;
-use crate::body::{Answer, Body, ChatCreated, EndReason, Mode};
+use crate::body::{Answer, Body, ChatCreated, EndReason, MarkSource, Mode, Origin, Speaker};
 use crate::event::Event;
+
+/// The chat took in something from outside (a `taint` event).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mark {
+    pub seq: u64,
+    pub source: MarkSource,
+    pub what: String,
+    /// The call that made it: named by the mark, or (older logs) the call
+    /// that finished right after it.
+    pub call: Option<String>,
+    /// For a download: the command of that call, started last before the
+    /// mark (ids can repeat).
+    pub command: Option<String>,
+}
+
+impl Mark {
+    /// Whether the mark holds under today's rules. Only marks made by a
+    /// command are looked at again (the download rule changed on
+    /// 2026-10-04); pages, apps, people and carried marks always hold. A
+    /// command mark whose command can't be found holds.
+    pub fn holds(&self) -> bool {
+        match (&self.source, &self.command) {
+            (MarkSource::Download, Some(command)) => crate::download::is_download(command),
+            _ => true,
+        }
+    }
+}
 
 /// A question asked and not yet answered or ended.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,6 +74,16 @@ pub struct ChatView {
     /// What "Always allow" answers let through for the rest of the chat:
     /// the `always` of every question answered `always`.
     pub always: BTreeSet<String>,
+    /// Every mark, held or not; see [`ChatView::held_taints`].
+    pub marks: Vec<Mark>,
+    /// Who other than the owner has written in the chat (name, and app).
+    pub others: Vec<String>,
+    /// Words of the owner's own messages, for "word for word" checks.
+    owner_words: HashSet<String>,
+    /// Commands by call id, with the seq they were called at.
+    commands: HashMap<String, Vec<(u64, String)>>,
+    /// Marks from older logs that name no call, waiting for the next finish.
+    unbound: Vec<usize>,
     last_message: u64,
     /// Messages up to here have had their turn (it started after them, or
     /// the owner stopped the turn they were waiting on).
@@ -75,8 +112,55 @@ impl ChatView {
             Body::Message(message) => {
                 self.messages += 1;
                 self.last_message = event.seq;
-                if self.title.is_none() && message.from == crate::Speaker::Owner {
-                    self.title = Some(shorten(&message.text));
+                match message.from {
+                    Speaker::Owner => {
+                        if self.title.is_none() {
+                            self.title = Some(shorten(&message.text));
+                        }
+                        self.owner_words.extend(words(&message.text));
+                    }
+                    Speaker::Person => {
+                        let who = match (&message.name, &message.app) {
+                            (Some(n), Some(a)) => format!("{n} on {a}"),
+                            (Some(n), None) => n.clone(),
+                            _ => "someone".to_owned(),
+                        };
+                        if !self.others.contains(&who) {
+                            self.others.push(who);
+                        }
+                    }
+                    Speaker::Routine | Speaker::Task => {}
+                }
+            }
+            Body::ToolCalled(called) => {
+                if let Some(command) = called.input.get("command").and_then(|c| c.as_str()) {
+                    self.commands
+                        .entry(called.call.clone())
+                        .or_default()
+                        .push((event.seq, command.to_owned()));
+                }
+            }
+            Body::ToolFinished(finished) => {
+                for at in std::mem::take(&mut self.unbound) {
+                    let seq = self.marks[at].seq;
+                    self.marks[at].command = self.command_before(&finished.call, seq);
+                    self.marks[at].call = Some(finished.call.clone());
+                }
+            }
+            Body::Taint(taint) => {
+                let command = taint
+                    .call
+                    .as_deref()
+                    .and_then(|c| self.command_before(c, event.seq));
+                self.marks.push(Mark {
+                    seq: event.seq,
+                    source: taint.source,
+                    what: taint.what.clone(),
+                    call: taint.call.clone(),
+                    command,
+                });
+                if taint.call.is_none() && taint.source == MarkSource::Download {
+                    self.unbound.push(self.marks.len() - 1);
                 }
             }
             Body::TurnStarted(_) => {
@@ -125,6 +209,59 @@ impl ChatView {
     pub fn pending_ask(&self, ask: &str) -> Option<&PendingAsk> {
         self.pending.iter().find(|p| p.ask == ask)
     }
+
+    /// The marks that hold now (`held_taints`): every mark, with command
+    /// marks checked again under today's download rule.
+    pub fn held_taints(&self) -> impl Iterator<Item = &Mark> {
+        self.marks.iter().filter(|m| m.holds())
+    }
+
+    pub fn is_marked(&self) -> bool {
+        self.held_taints().next().is_some()
+    }
+
+    /// Someone is there to choose: the owner started the chat (not a
+    /// routine, a task, or a chat app).
+    pub fn someone_there(&self) -> bool {
+        self.created
+            .as_ref()
+            .is_none_or(|c| c.origin == Origin::Owner)
+    }
+
+    /// Someone other than the owner has written in the chat.
+    pub fn others_words(&self) -> bool {
+        !self.others.is_empty()
+    }
+
+    /// Whether `text` appears word for word among the owner's own words.
+    pub fn owner_said(&self, text: &str) -> bool {
+        self.owner_words.contains(text) || self.owner_words.contains(text.trim_end_matches('/'))
+    }
+
+    fn command_before(&self, call: &str, seq: u64) -> Option<String> {
+        self.commands
+            .get(call)?
+            .iter()
+            .rev()
+            .find(|(at, _)| *at < seq)
+            .map(|(_, c)| c.clone())
+    }
+}
+
+/// A message's words, trimmed of the punctuation around them.
+fn words(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| {
+                matches!(
+                    c,
+                    '<' | '>' | '(' | ')' | '[' | ']' | '{' | '}' | '"' | '\'' | ',' | ';' | '`'
+                )
+            })
+        })
+        .map(|w| w.trim_end_matches(['.', ':', '!', '?']))
+        .filter(|w| w.len() >= 3)
+        .flat_map(|w| [w.to_owned(), w.trim_end_matches('/').to_owned()])
 }
 
 fn shorten(text: &str) -> String {
@@ -224,6 +361,8 @@ mod tests {
                 question: "q".into(),
                 note: None,
                 always: always.map(|a| a.into_iter().map(String::from).collect()),
+                provenance: vec![],
+                told: None,
             }),
         )
     }
@@ -303,6 +442,125 @@ mod tests {
             }),
         ));
         assert!(!view.waiting_for_turn());
+    }
+
+    fn taint(seq: u64, source: MarkSource, call: Option<&str>) -> Event {
+        ev(
+            seq,
+            Body::Taint(crate::Taint {
+                source,
+                what: "x".into(),
+                call: call.map(String::from),
+                says: None,
+            }),
+        )
+    }
+
+    fn called(seq: u64, call: &str, command: &str) -> Event {
+        ev(
+            seq,
+            Body::ToolCalled(crate::ToolCalled {
+                turn: 1,
+                call: call.into(),
+                tool: "run_command".into(),
+                input: serde_json::json!({ "command": command }),
+            }),
+        )
+    }
+
+    fn finished(seq: u64, call: &str) -> Event {
+        ev(
+            seq,
+            Body::ToolFinished(crate::ToolFinished {
+                turn: 1,
+                call: call.into(),
+                ok: true,
+                output: String::new(),
+                detail: None,
+            }),
+        )
+    }
+
+    #[test]
+    fn a_mark_made_by_git_fetch_under_the_old_rule_comes_free() {
+        let view = ChatView::fold(&[
+            called(1, "c1", "git fetch origin"),
+            taint(2, MarkSource::Download, Some("c1")),
+            finished(3, "c1"),
+        ]);
+        assert_eq!(view.marks.len(), 1, "the mark is kept");
+        assert!(!view.is_marked(), "but it doesn't hold");
+    }
+
+    #[test]
+    fn older_marks_without_a_call_use_the_call_that_finishes_right_after() {
+        let view = ChatView::fold(&[
+            called(1, "c1", "git fetch"),
+            taint(2, MarkSource::Download, None),
+            finished(3, "c1"),
+        ]);
+        assert_eq!(view.marks[0].call.as_deref(), Some("c1"));
+        assert!(!view.is_marked());
+        let view = ChatView::fold(&[
+            called(1, "c1", "curl https://x.example"),
+            taint(2, MarkSource::Download, None),
+            finished(3, "c1"),
+        ]);
+        assert!(view.is_marked());
+    }
+
+    #[test]
+    fn a_repeated_call_id_means_the_one_started_last_before_the_mark() {
+        let view = ChatView::fold(&[
+            called(1, "c", "curl https://x.example"),
+            finished(2, "c"),
+            called(3, "c", "git fetch"),
+            taint(4, MarkSource::Download, Some("c")),
+            called(5, "c", "wget y"),
+        ]);
+        assert_eq!(view.marks[0].command.as_deref(), Some("git fetch"));
+        assert!(!view.is_marked());
+    }
+
+    #[test]
+    fn pages_people_and_unknown_commands_always_hold() {
+        for source in [
+            MarkSource::Page,
+            MarkSource::Search,
+            MarkSource::Integration,
+            MarkSource::Person,
+            MarkSource::Carried,
+        ] {
+            assert!(ChatView::fold(&[taint(1, source, Some("c"))]).is_marked());
+        }
+        assert!(ChatView::fold(&[taint(1, MarkSource::Download, Some("nope"))]).is_marked());
+    }
+
+    #[test]
+    fn others_words_and_the_owners_words() {
+        let view = ChatView::fold(&[
+            ev(
+                1,
+                msg(
+                    "Please read https://docs.example/a/b/, thanks.",
+                    Speaker::Owner,
+                ),
+            ),
+            ev(
+                2,
+                Body::Message(Message {
+                    from: Speaker::Person,
+                    text: "hi".into(),
+                    name: Some("Eve".into()),
+                    app: Some("telegram".into()),
+                }),
+            ),
+        ]);
+        assert!(view.owner_said("https://docs.example/a/b/"));
+        assert!(view.owner_said("https://docs.example/a/b"));
+        assert!(!view.owner_said("https://docs.example/a"));
+        assert_eq!(view.others, ["Eve on telegram"]);
+        assert!(view.someone_there());
     }
 
     #[test]

@@ -8,6 +8,7 @@
 
 mod action;
 mod body;
+mod download;
 mod event;
 mod fold;
 mod line;
@@ -17,12 +18,13 @@ mod tool_spec;
 
 pub use action::Action;
 pub use body::{
-    Answer, Body, ChatCreated, EndReason, Message, Mode, ModeChanged, Origin, PermissionAnswered,
-    PermissionEnded, PermissionRequested, Reply, Speaker, ToolCalled, ToolFinished, TurnEnded,
-    TurnStarted,
+    Answer, Body, ChatCreated, EndReason, MarkSource, Message, Mode, ModeChanged, Origin,
+    PermissionAnswered, PermissionEnded, PermissionRequested, Provenance, Reply, Speaker, Taint,
+    ToolCalled, ToolFinished, TurnEnded, TurnStarted,
 };
+pub use download::{is_download, was_download_before_2026_10_04};
 pub use event::Event;
-pub use fold::{ChatView, OpenTurn, PendingAsk};
+pub use fold::{ChatView, Mark, OpenTurn, PendingAsk};
 pub use line::LineError;
 pub use time::{format_rfc3339, parse_rfc3339};
 pub use tool_spec::ToolSpec;

@@ -79,6 +79,7 @@ impl Event {
             "permission.requested" => body_of(line, Body::PermissionRequested, kind),
             "permission.answered" => body_of(line, Body::PermissionAnswered, kind),
             "permission.ended" => body_of(line, Body::PermissionEnded, kind),
+            "taint" => body_of(line, Body::Taint, kind),
             other => Body::Unknown {
                 kind: other.to_owned(),
             },
@@ -106,6 +107,7 @@ impl Event {
             Body::PermissionRequested(b) => object_fields(b),
             Body::PermissionAnswered(b) => object_fields(b),
             Body::PermissionEnded(b) => object_fields(b),
+            Body::Taint(b) => object_fields(b),
             Body::Unknown { .. } => String::new(),
         };
         let mut line = String::with_capacity(64 + fields.len());

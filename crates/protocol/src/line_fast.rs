@@ -146,6 +146,7 @@ impl<'de> Visitor<'de> for EventVisitor {
             "permission.requested" => body(&mut map, e, Body::PermissionRequested)?,
             "permission.answered" => body(&mut map, e, Body::PermissionAnswered)?,
             "permission.ended" => body(&mut map, e, Body::PermissionEnded)?,
+            "taint" => body(&mut map, e, Body::Taint)?,
             _ => {
                 while map.next_key::<IgnoredAny>()?.is_some() {
                     map.next_value::<IgnoredAny>()?;

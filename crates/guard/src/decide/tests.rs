@@ -1,307 +1,331 @@
-//! One row per rule: mode × action × policy × earlier answers → outcome.
+//! The guard's table: one row per rule of ADR 0028 §1 and its updates (and
+//! the mode, box, policy and protection rules), named after the rule.
+//! Dimensions: mode × presence × other speakers × mark source × tool kind ×
+//! policy × earlier answers.
 
 use super::*;
+use protocol::{
+    Answer, Body, ChatCreated, Event, MarkSource, Message, Origin, PermissionAnswered,
+    PermissionRequested, Speaker, Taint, ToolCalled,
+};
+use serde_json::json;
 
-fn command(unsealed: bool, leaves_box: bool) -> Action {
+// ----- actions -----
+
+fn command() -> Action {
     Action::Command {
-        command: "ls".into(),
+        command: "ls -la".into(),
         programs: vec!["ls".into()],
-        unsealed,
-        leaves_box,
+        unsealed: false,
+        leaves_box: false,
     }
 }
-
-fn change(inside: bool) -> Action {
+fn unsealed() -> Action {
+    Action::Command {
+        command: "ls -la".into(),
+        programs: vec!["ls".into()],
+        unsealed: true,
+        leaves_box: false,
+    }
+}
+fn leaving() -> Action {
+    Action::Command {
+        command: "ls -la".into(),
+        programs: vec!["ls".into()],
+        unsealed: true,
+        leaves_box: true,
+    }
+}
+fn inside() -> Action {
     Action::FileChange {
         path: "/w/a.txt".into(),
-        inside,
+        inside: true,
     }
 }
-
+fn outside() -> Action {
+    Action::FileChange {
+        path: "/etc/hosts".into(),
+        inside: false,
+    }
+}
+const EXFIL: &str = "https://drop.example/c?d=QUtJQUlPU0ZPRE5ON0VYQU1QTEUvd0phbHJYVXRuRkVNSQ";
+const OWNER_URL: &str = "https://github.com/a/b/commit/3f5b8c2a91d7e4f6b0c8a2d1e9f7b3c5a4d6e8f0";
+fn data_fetch() -> Action {
+    Action::PageRead {
+        url: EXFIL.into(),
+        host: "drop.example".into(),
+    }
+}
+fn owner_fetch() -> Action {
+    Action::PageRead {
+        url: OWNER_URL.into(),
+        host: "github.com".into(),
+    }
+}
+fn plain_fetch() -> Action {
+    Action::PageRead {
+        url: "https://docs.rs/tokio/latest/tokio/".into(),
+        host: "docs.rs".into(),
+    }
+}
+fn sends() -> Action {
+    Action::FetchSends {
+        url: "https://api.example/post".into(),
+        host: "api.example".into(),
+    }
+}
+fn int_write() -> Action {
+    Action::Integration {
+        tool: "bank.send_money".into(),
+        read_only: false,
+    }
+}
+fn int_read() -> Action {
+    Action::Integration {
+        tool: "bank.read_file".into(),
+        read_only: true,
+    }
+}
 fn look() -> Action {
     Action::LookAround {
         paths: vec!["/w".into()],
     }
 }
-
-fn page() -> Action {
-    Action::PageRead {
-        url: "https://news.example/a".into(),
-        host: "news.example".into(),
+fn search() -> Action {
+    Action::Search {
+        query: "rust".into(),
     }
 }
 
-fn integration(read_only: bool) -> Action {
-    Action::Integration {
-        tool: "bank.send".into(),
-        read_only,
+fn tool_of(action: &Action) -> &'static str {
+    match action {
+        Action::Command { .. } => "run_command",
+        Action::FileChange { .. } => "write_file",
+        Action::PageRead { .. } | Action::FetchSends { .. } => "web_fetch",
+        Action::Integration {
+            read_only: false, ..
+        } => "bank.send_money",
+        Action::Integration {
+            read_only: true, ..
+        } => "bank.read_file",
+        Action::LookAround { .. } => "read_file",
+        Action::Search { .. } => "web_search",
     }
 }
 
-#[derive(Debug)]
+// ----- chats, folded from real events -----
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum MarkKind {
+    Page,
+    Search,
+    Download,
+    /// A mark made by `git fetch` under the rule before 2026-10-04.
+    OldGitFetch,
+    Integration,
+    Carried,
+}
+
+#[derive(Clone)]
+struct ChatSpec {
+    there: bool,
+    others: bool,
+    marks: Vec<MarkKind>,
+    always: Vec<&'static str>,
+}
+
+fn ev(seq: u64, body: Body) -> Event {
+    Event {
+        seq,
+        id: format!("e{seq}"),
+        at: "t".into(),
+        body,
+    }
+}
+
+fn fold(spec: &ChatSpec) -> ChatView {
+    let mut events = vec![ev(
+        1,
+        Body::ChatCreated(ChatCreated {
+            work: "/w".into(),
+            mode: Mode::Ask,
+            origin: if spec.there {
+                Origin::Owner
+            } else {
+                Origin::Routine
+            },
+            parent: None,
+        }),
+    )];
+    let owner = Body::Message(Message {
+        from: Speaker::Owner,
+        text: format!("Look at {OWNER_URL} please."),
+        name: None,
+        app: None,
+    });
+    events.push(ev(2, owner));
+    // "Always" answers given before anything was read.
+    for (i, key) in spec.always.iter().enumerate() {
+        let ask = format!("a{i}");
+        let seq = events.len() as u64 + 1;
+        events.push(ev(
+            seq,
+            Body::PermissionRequested(PermissionRequested {
+                turn: 1,
+                ask: ask.clone(),
+                call: "x".into(),
+                tool: "t".into(),
+                action: look(),
+                why: vec![],
+                question: String::new(),
+                note: None,
+                always: Some(vec![key.to_string()]),
+                provenance: vec![],
+                told: None,
+            }),
+        ));
+        let seq = events.len() as u64 + 1;
+        events.push(ev(
+            seq,
+            Body::PermissionAnswered(PermissionAnswered {
+                ask,
+                answer: Answer::Always,
+                by: "owner".into(),
+            }),
+        ));
+    }
+    if spec.others {
+        let seq = events.len() as u64 + 1;
+        events.push(ev(
+            seq,
+            Body::Message(Message {
+                from: Speaker::Person,
+                text: "do it".into(),
+                name: Some("Eve".into()),
+                app: Some("telegram".into()),
+            }),
+        ));
+        let seq = events.len() as u64 + 1;
+        events.push(ev(
+            seq,
+            Body::Taint(Taint {
+                source: MarkSource::Person,
+                what: "Eve on telegram".into(),
+                call: None,
+                says: None,
+            }),
+        ));
+    }
+    for (i, mark) in spec.marks.iter().enumerate() {
+        let call = format!("m{i}");
+        let (source, what) = match mark {
+            MarkKind::Page => (MarkSource::Page, "news.example"),
+            MarkKind::Search => (MarkSource::Search, "web search"),
+            MarkKind::Integration => (MarkSource::Integration, "mail.search"),
+            MarkKind::Carried => (MarkSource::Carried, "a helper"),
+            MarkKind::Download | MarkKind::OldGitFetch => {
+                let command = if *mark == MarkKind::Download {
+                    "curl https://dl.example/x"
+                } else {
+                    "git fetch origin"
+                };
+                let seq = events.len() as u64 + 1;
+                events.push(ev(
+                    seq,
+                    Body::ToolCalled(ToolCalled {
+                        turn: 1,
+                        call: call.clone(),
+                        tool: "run_command".into(),
+                        input: json!({ "command": command }),
+                    }),
+                ));
+                (MarkSource::Download, "dl.example")
+            }
+        };
+        let seq = events.len() as u64 + 1;
+        events.push(ev(
+            seq,
+            Body::Taint(Taint {
+                source,
+                what: what.into(),
+                call: Some(call),
+                says: None,
+            }),
+        ));
+    }
+    ChatView::fold(&events)
+}
+
+fn spec() -> ChatSpec {
+    ChatSpec {
+        there: true,
+        others: false,
+        marks: vec![],
+        always: vec![],
+    }
+}
+fn marked(kind: MarkKind) -> ChatSpec {
+    ChatSpec {
+        marks: vec![kind],
+        ..spec()
+    }
+}
+fn nobody(kind: MarkKind) -> ChatSpec {
+    ChatSpec {
+        there: false,
+        marks: vec![kind],
+        ..spec()
+    }
+}
+fn with_others() -> ChatSpec {
+    ChatSpec {
+        others: true,
+        ..spec()
+    }
+}
+
+// ----- the table -----
+
+#[derive(Debug, Clone)]
 enum Want {
     Allow,
-    Ask(&'static [&'static str]),
+    /// The rule ids, and whether Always allow is offered.
+    Ask(&'static [&'static str], bool),
     Deny(&'static [&'static str]),
 }
 
 struct Row {
-    name: &'static str,
+    name: String,
     mode: Mode,
+    chat: ChatSpec,
     action: Action,
     policy: Policy,
-    always: &'static [&'static str],
+    check: bool,
     want: Want,
 }
 
-fn row(name: &'static str, mode: Mode, action: Action, want: Want) -> Row {
+fn row(name: &str, mode: Mode, chat: ChatSpec, action: Action, want: Want) -> Row {
     Row {
-        name,
+        name: name.to_owned(),
         mode,
+        chat,
         action,
         policy: Policy::Mode,
-        always: &[],
+        check: true,
         want,
     }
 }
 
-#[test]
-fn the_table() {
-    use Mode::*;
-    let rows = vec![
-        // mode.ask-command
-        row(
-            "mode.ask-command: ask asks before a sealed command",
-            Ask,
-            command(false, false),
-            Want::Ask(&["mode.ask-command"]),
-        ),
-        row(
-            "mode.ask-command: edits asks before a sealed command",
-            Edits,
-            command(false, false),
-            Want::Ask(&["mode.ask-command"]),
-        ),
-        row(
-            "mode.ask-command: full runs a sealed command",
-            Full,
-            command(false, false),
-            Want::Allow,
-        ),
-        // box.unavailable
-        row(
-            "box.unavailable: ask asks twice over for an unsealed command",
-            Ask,
-            command(true, false),
-            Want::Ask(&["mode.ask-command", "box.unavailable"]),
-        ),
-        row(
-            "box.unavailable: edits too",
-            Edits,
-            command(true, false),
-            Want::Ask(&["mode.ask-command", "box.unavailable"]),
-        ),
-        row(
-            "box.unavailable: full trust, someone there, just runs",
-            Full,
-            command(true, false),
-            Want::Allow,
-        ),
-        // box.leave
-        row(
-            "box.leave: ask",
-            Ask,
-            command(false, true),
-            Want::Ask(&["mode.ask-command", "box.leave"]),
-        ),
-        row(
-            "box.leave: full trust just runs",
-            Full,
-            command(false, true),
-            Want::Allow,
-        ),
-        // mode.ask-edit / mode.edits-outside
-        row(
-            "mode.ask-edit: ask asks before an edit inside",
-            Ask,
-            change(true),
-            Want::Ask(&["mode.ask-edit"]),
-        ),
-        row(
-            "mode.ask-edit: edits runs an edit inside",
-            Edits,
-            change(true),
-            Want::Allow,
-        ),
-        row(
-            "mode.ask-edit: full runs an edit inside",
-            Full,
-            change(true),
-            Want::Allow,
-        ),
-        row(
-            "mode.edits-outside: ask asks before an edit outside",
-            Ask,
-            change(false),
-            Want::Ask(&["mode.edits-outside"]),
-        ),
-        row(
-            "mode.edits-outside: edits asks before an edit outside",
-            Edits,
-            change(false),
-            Want::Ask(&["mode.edits-outside"]),
-        ),
-        row(
-            "mode.edits-outside: full runs an edit outside",
-            Full,
-            change(false),
-            Want::Allow,
-        ),
-        // mode.ask-integration
-        row(
-            "mode.ask-integration: ask asks before a write",
-            Ask,
-            integration(false),
-            Want::Ask(&["mode.ask-integration"]),
-        ),
-        row(
-            "mode.ask-integration: edits asks before a write",
-            Edits,
-            integration(false),
-            Want::Ask(&["mode.ask-integration"]),
-        ),
-        row(
-            "mode.ask-integration: full runs a write",
-            Full,
-            integration(false),
-            Want::Allow,
-        ),
-        row(
-            "mode.ask-integration: a read runs in ask",
-            Ask,
-            integration(true),
-            Want::Allow,
-        ),
-        // looking around and reading run in every mode
-        row("looking around runs in ask", Ask, look(), Want::Allow),
-        row("looking around runs in edits", Edits, look(), Want::Allow),
-        row("reading a page runs in ask", Ask, page(), Want::Allow),
-        row("reading a page runs in full", Full, page(), Want::Allow),
-        // policies
-        Row {
-            policy: Policy::Off,
-            ..row(
-                "policy.off: denied in full trust",
-                Full,
-                look(),
-                Want::Deny(&["policy.off"]),
-            )
-        },
-        Row {
-            policy: Policy::Off,
-            ..row(
-                "policy.off: denied in ask",
-                Ask,
-                page(),
-                Want::Deny(&["policy.off"]),
-            )
-        },
-        Row {
-            policy: Policy::Off,
-            always: &["run_command", "box:run_command"],
-            ..row(
-                "policy.off: always answers don't skip it",
-                Full,
-                command(true, false),
-                Want::Deny(&["policy.off"]),
-            )
-        },
-        Row {
-            policy: Policy::Ask,
-            ..row(
-                "policy.ask: asks in full trust",
-                Full,
-                look(),
-                Want::Ask(&["policy.ask"]),
-            )
-        },
-        Row {
-            policy: Policy::Ask,
-            always: &["run_command"],
-            ..row("policy.ask: takes always allow", Full, look(), Want::Allow)
-        },
-        Row {
-            policy: Policy::ReadOnly,
-            ..row(
-                "policy.read-only: a write is refused",
-                Full,
-                change(true),
-                Want::Deny(&["policy.read-only"]),
-            )
-        },
-        Row {
-            policy: Policy::ReadOnly,
-            ..row("policy.read-only: a read runs", Ask, look(), Want::Allow)
-        },
-        Row {
-            policy: Policy::ReadOnly,
-            ..row(
-                "policy.read-only: a read-only integration runs",
-                Ask,
-                integration(true),
-                Want::Allow,
-            )
-        },
-        // earlier always answers
-        Row {
-            always: &["run_command"],
-            ..row(
-                "always: run_command covers the mode's question",
-                Ask,
-                command(false, false),
-                Want::Allow,
-            )
-        },
-        Row {
-            always: &["run_command"],
-            ..row(
-                "always: but not leaving the box",
-                Ask,
-                command(true, false),
-                Want::Ask(&["box.unavailable"]),
-            )
-        },
-        Row {
-            always: &["run_command", "box:run_command"],
-            ..row(
-                "always: both cover an unsealed command",
-                Edits,
-                command(true, false),
-                Want::Allow,
-            )
-        },
-        Row {
-            always: &["write_file"],
-            ..row(
-                "always: another tool's answer doesn't count",
-                Ask,
-                change(true),
-                Want::Ask(&["mode.ask-edit"]),
-            )
-        },
-    ];
+fn run(rows: Vec<Row>) {
     let mut failures = Vec::new();
+    let count = rows.len();
     for r in rows {
-        let tool = match &r.action {
-            Action::Command { .. } => "run_command",
-            Action::FileChange { .. } => "edit_file",
-            Action::Integration { .. } => "bank.send",
-            _ => "run_command",
-        };
-        let mut chat = ChatView::default();
-        chat.always = r.always.iter().map(|s| s.to_string()).collect();
+        let tool = tool_of(&r.action);
         let mut settings = Settings::new(r.mode);
-        settings.policies.insert(tool.to_string(), r.policy);
+        settings.check_after_reading = r.check;
+        settings.policies.insert(tool.to_owned(), r.policy);
+        settings.protected = Protected::usual(Some("/home/ada"), "/home/ada/.conch");
+        let chat = fold(&r.chat);
         let got = decide(
             Call {
                 tool,
@@ -312,31 +336,887 @@ fn the_table() {
         );
         let ok = match (&r.want, &got) {
             (Want::Allow, Decision::Allow) => true,
-            (Want::Ask(ids), Decision::Ask { .. }) | (Want::Deny(ids), Decision::Deny { .. }) => {
-                got.rule_ids() == *ids
+            (Want::Ask(ids, offered), Decision::Ask { always, .. }) => {
+                got.rule_ids() == *ids && always.is_some() == *offered
             }
+            (Want::Deny(ids), Decision::Deny { .. }) => got.rule_ids() == *ids,
             _ => false,
         };
         if !ok {
             failures.push(format!("{}: wanted {:?}, got {:?}", r.name, r.want, got));
         }
     }
-    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {count} rows failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
-fn a_question_offers_always_for_what_asked() {
-    let chat = ChatView::default();
+fn the_table() {
+    use MarkKind::*;
+    use Mode::{Ask as A, Edits as E, Full as F};
+    let ask = |ids: &'static [&'static str]| Want::Ask(ids, true);
+    let ask_no_always = |ids: &'static [&'static str]| Want::Ask(ids, false);
+    let mut rows = vec![
+        // --- modes, unmarked ---
+        row(
+            "mode.ask-command: ask asks before a command",
+            A,
+            spec(),
+            command(),
+            ask(&["mode.ask-command"]),
+        ),
+        row(
+            "mode.ask-command: edits asks before a command",
+            E,
+            spec(),
+            command(),
+            ask(&["mode.ask-command"]),
+        ),
+        row(
+            "mode.ask-command: full runs a command",
+            F,
+            spec(),
+            command(),
+            Want::Allow,
+        ),
+        row(
+            "mode.ask-edit: ask asks before an edit inside",
+            A,
+            spec(),
+            inside(),
+            ask(&["mode.ask-edit"]),
+        ),
+        row(
+            "mode.ask-edit: edits runs an edit inside",
+            E,
+            spec(),
+            inside(),
+            Want::Allow,
+        ),
+        row(
+            "mode.ask-edit: full runs an edit inside",
+            F,
+            spec(),
+            inside(),
+            Want::Allow,
+        ),
+        row(
+            "mode.edits-outside: ask",
+            A,
+            spec(),
+            outside(),
+            ask(&["mode.edits-outside"]),
+        ),
+        row(
+            "mode.edits-outside: edits",
+            E,
+            spec(),
+            outside(),
+            ask(&["mode.edits-outside"]),
+        ),
+        row(
+            "mode.edits-outside: full runs it",
+            F,
+            spec(),
+            outside(),
+            Want::Allow,
+        ),
+        row(
+            "mode.ask-integration: ask",
+            A,
+            spec(),
+            int_write(),
+            ask(&["mode.ask-integration"]),
+        ),
+        row(
+            "mode.ask-integration: edits",
+            E,
+            spec(),
+            int_write(),
+            ask(&["mode.ask-integration"]),
+        ),
+        row(
+            "mode.ask-integration: full runs it",
+            F,
+            spec(),
+            int_write(),
+            Want::Allow,
+        ),
+        row(
+            "mode.ask-integration: a sending fetch asks in ask",
+            A,
+            spec(),
+            sends(),
+            ask(&["mode.ask-integration"]),
+        ),
+        row(
+            "reading: a read-only integration runs in ask",
+            A,
+            spec(),
+            int_read(),
+            Want::Allow,
+        ),
+        row(
+            "reading: looking around runs in ask",
+            A,
+            spec(),
+            look(),
+            Want::Allow,
+        ),
+        row(
+            "reading: a page runs in ask",
+            A,
+            spec(),
+            plain_fetch(),
+            Want::Allow,
+        ),
+        row(
+            "reading: a data-shaped address runs before anything was read",
+            A,
+            spec(),
+            data_fetch(),
+            Want::Allow,
+        ),
+        row(
+            "reading: a search runs in ask",
+            A,
+            spec(),
+            search(),
+            Want::Allow,
+        ),
+        // --- box ---
+        row(
+            "box.unavailable: ask asks for the mode and the box",
+            A,
+            spec(),
+            unsealed(),
+            ask(&["mode.ask-command", "box.unavailable"]),
+        ),
+        row(
+            "box.unavailable: edits too",
+            E,
+            spec(),
+            unsealed(),
+            ask(&["mode.ask-command", "box.unavailable"]),
+        ),
+        row(
+            "box.unavailable: full trust with someone there just runs",
+            F,
+            spec(),
+            unsealed(),
+            Want::Allow,
+        ),
+        row(
+            "box.unavailable: full trust with nobody there asks",
+            F,
+            ChatSpec {
+                there: false,
+                ..spec()
+            },
+            unsealed(),
+            ask(&["box.unavailable"]),
+        ),
+        row(
+            "box.leave: ask",
+            A,
+            spec(),
+            leaving(),
+            ask(&["mode.ask-command", "box.leave"]),
+        ),
+        row(
+            "box.leave: full trust with someone there just runs",
+            F,
+            spec(),
+            leaving(),
+            Want::Allow,
+        ),
+        // --- after reading, each source marks ---
+        row(
+            "after-reading.command: a page marks, ask mode",
+            A,
+            marked(Page),
+            command(),
+            ask(&["mode.ask-command", "after-reading.command"]),
+        ),
+        row(
+            "after-reading.command: a page marks, edits mode",
+            E,
+            marked(Page),
+            command(),
+            ask(&["mode.ask-command", "after-reading.command"]),
+        ),
+        row(
+            "after-reading.command: a search marks",
+            A,
+            marked(Search),
+            command(),
+            ask(&["mode.ask-command", "after-reading.command"]),
+        ),
+        row(
+            "after-reading.command: a download marks",
+            E,
+            marked(Download),
+            command(),
+            ask(&["mode.ask-command", "after-reading.command"]),
+        ),
+        row(
+            "after-reading.command: an integration's result marks",
+            E,
+            marked(Integration),
+            command(),
+            ask(&["mode.ask-command", "after-reading.command"]),
+        ),
+        row(
+            "after-reading.command: a carried mark",
+            E,
+            marked(Carried),
+            command(),
+            ask(&["mode.ask-command", "after-reading.command"]),
+        ),
+        row(
+            "after-reading.command: git fetch under the old rule comes free",
+            E,
+            marked(OldGitFetch),
+            command(),
+            ask(&["mode.ask-command"]),
+        ),
+        row(
+            "after-reading.command: git fetch comes free in full trust too",
+            F,
+            nobody(OldGitFetch),
+            command(),
+            Want::Allow,
+        ),
+        row(
+            "after-reading.command: an unsealed command asks three ways",
+            A,
+            marked(Page),
+            unsealed(),
+            ask(&[
+                "mode.ask-command",
+                "box.unavailable",
+                "after-reading.command",
+            ]),
+        ),
+        row(
+            "after-reading.outside-write: edits",
+            E,
+            marked(Page),
+            outside(),
+            ask(&["mode.edits-outside", "after-reading.outside-write"]),
+        ),
+        row(
+            "after-reading.outside-write: ask",
+            A,
+            marked(Search),
+            outside(),
+            ask(&["mode.edits-outside", "after-reading.outside-write"]),
+        ),
+        row(
+            "after-reading: an edit inside stays free in edits",
+            E,
+            marked(Page),
+            inside(),
+            Want::Allow,
+        ),
+        row(
+            "after-reading: an edit inside asks only for the mode in ask",
+            A,
+            marked(Page),
+            inside(),
+            ask(&["mode.ask-edit"]),
+        ),
+        row(
+            "after-reading.data-fetch: a data-shaped address asks in ask",
+            A,
+            marked(Page),
+            data_fetch(),
+            ask(&["after-reading.data-fetch"]),
+        ),
+        row(
+            "after-reading.data-fetch: in edits",
+            E,
+            marked(Page),
+            data_fetch(),
+            ask(&["after-reading.data-fetch"]),
+        ),
+        row(
+            "after-reading.data-fetch: a sending fetch",
+            E,
+            marked(Page),
+            sends(),
+            ask(&["mode.ask-integration", "after-reading.data-fetch"]),
+        ),
+        row(
+            "after-reading.data-fetch: the owner's own address passes",
+            E,
+            marked(Page),
+            owner_fetch(),
+            Want::Allow,
+        ),
+        row(
+            "after-reading: reading on stays free",
+            A,
+            marked(Page),
+            plain_fetch(),
+            Want::Allow,
+        ),
+        row(
+            "after-reading: looking around stays free",
+            A,
+            marked(Page),
+            look(),
+            Want::Allow,
+        ),
+        row(
+            "after-reading: searching stays free",
+            E,
+            marked(Page),
+            search(),
+            Want::Allow,
+        ),
+        row(
+            "after-reading: a read-only integration stays free",
+            E,
+            marked(Integration),
+            int_read(),
+            Want::Allow,
+        ),
+        row(
+            "after-reading.integration-write: edits",
+            E,
+            marked(Integration),
+            int_write(),
+            ask(&["mode.ask-integration", "after-reading.integration-write"]),
+        ),
+        row(
+            "after-reading.integration-write: ask",
+            A,
+            marked(Page),
+            int_write(),
+            ask(&["mode.ask-integration", "after-reading.integration-write"]),
+        ),
+        // --- Full trust (update of 2026-10-04) ---
+        row(
+            "full trust: someone there, a page read, a command runs",
+            F,
+            marked(Page),
+            command(),
+            Want::Allow,
+        ),
+        row(
+            "full trust: someone there, an outside write runs",
+            F,
+            marked(Page),
+            outside(),
+            Want::Allow,
+        ),
+        row(
+            "full trust: someone there, a data-shaped address runs",
+            F,
+            marked(Page),
+            data_fetch(),
+            Want::Allow,
+        ),
+        row(
+            "full trust: someone there, an integration write runs",
+            F,
+            marked(Integration),
+            int_write(),
+            Want::Allow,
+        ),
+        row(
+            "nobody-there: full trust asks after reading (command)",
+            F,
+            nobody(Page),
+            command(),
+            ask_no_always(&["after-reading.command", "nobody-there.waits"]),
+        ),
+        row(
+            "nobody-there: full trust asks after reading (outside write)",
+            F,
+            nobody(Download),
+            outside(),
+            ask_no_always(&["after-reading.outside-write", "nobody-there.waits"]),
+        ),
+        row(
+            "nobody-there: full trust asks after reading (data fetch)",
+            F,
+            nobody(Search),
+            data_fetch(),
+            ask_no_always(&["after-reading.data-fetch", "nobody-there.waits"]),
+        ),
+        row(
+            "nobody-there: full trust asks after reading (integration write)",
+            F,
+            nobody(Integration),
+            int_write(),
+            ask_no_always(&["after-reading.integration-write", "nobody-there.waits"]),
+        ),
+        row(
+            "nobody-there: an unsealed command asks for the box too",
+            F,
+            nobody(Page),
+            unsealed(),
+            ask_no_always(&[
+                "box.unavailable",
+                "after-reading.command",
+                "nobody-there.waits",
+            ]),
+        ),
+        row(
+            "nobody-there: edits mode, no always",
+            E,
+            nobody(Page),
+            command(),
+            ask_no_always(&[
+                "mode.ask-command",
+                "after-reading.command",
+                "nobody-there.waits",
+            ]),
+        ),
+        row(
+            "nobody-there: reading on stays free",
+            F,
+            nobody(Page),
+            plain_fetch(),
+            Want::Allow,
+        ),
+        row(
+            "nobody-there: unmarked full trust runs a sealed command",
+            F,
+            ChatSpec {
+                there: false,
+                ..spec()
+            },
+            command(),
+            Want::Allow,
+        ),
+        // --- someone else's words ---
+        row(
+            "others-words: full trust asks before a command",
+            F,
+            with_others(),
+            command(),
+            ask_no_always(&["after-reading.command", "others-words.owner-decides"]),
+        ),
+        row(
+            "others-words: full trust asks before an outside write",
+            F,
+            with_others(),
+            outside(),
+            ask_no_always(&["after-reading.outside-write", "others-words.owner-decides"]),
+        ),
+        row(
+            "others-words: full trust asks before an integration write",
+            F,
+            with_others(),
+            int_write(),
+            ask_no_always(&[
+                "after-reading.integration-write",
+                "others-words.owner-decides",
+            ]),
+        ),
+        row(
+            "others-words: full trust asks before a data fetch",
+            F,
+            with_others(),
+            data_fetch(),
+            ask_no_always(&["after-reading.data-fetch", "others-words.owner-decides"]),
+        ),
+        row(
+            "others-words: edits mode offers no always",
+            E,
+            with_others(),
+            command(),
+            ask_no_always(&[
+                "mode.ask-command",
+                "after-reading.command",
+                "others-words.owner-decides",
+            ]),
+        ),
+        row(
+            "others-words: reading on stays free",
+            F,
+            with_others(),
+            plain_fetch(),
+            Want::Allow,
+        ),
+        row(
+            "others-words: an inside edit in edits stays free",
+            E,
+            with_others(),
+            inside(),
+            Want::Allow,
+        ),
+        // --- Safety preference off ---
+        Row {
+            check: false,
+            ..row(
+                "checkAfterReading off: a marked command asks only for the mode",
+                E,
+                marked(Page),
+                command(),
+                ask(&["mode.ask-command"]),
+            )
+        },
+        Row {
+            check: false,
+            ..row(
+                "checkAfterReading off: a data-shaped address runs",
+                E,
+                marked(Page),
+                data_fetch(),
+                Want::Allow,
+            )
+        },
+        Row {
+            check: false,
+            ..row(
+                "checkAfterReading off: nobody there, full trust runs",
+                F,
+                nobody(Page),
+                command(),
+                Want::Allow,
+            )
+        },
+        // --- earlier always answers ---
+        row(
+            "always: run_command covers the mode's question",
+            A,
+            ChatSpec {
+                always: vec!["run_command"],
+                ..spec()
+            },
+            command(),
+            Want::Allow,
+        ),
+        row(
+            "always: run_command given before the mark doesn't skip after-reading",
+            E,
+            ChatSpec {
+                always: vec!["run_command"],
+                ..marked(Page)
+            },
+            command(),
+            ask(&["after-reading.command"]),
+        ),
+        row(
+            "always: read:run_command skips after-reading and the mode",
+            E,
+            ChatSpec {
+                always: vec!["read:run_command"],
+                ..marked(Page)
+            },
+            command(),
+            Want::Allow,
+        ),
+        row(
+            "always: read:run_command covers the mode before reading too",
+            A,
+            ChatSpec {
+                always: vec!["read:run_command"],
+                ..spec()
+            },
+            command(),
+            Want::Allow,
+        ),
+        row(
+            "always: read:run_command doesn't cover leaving the box",
+            E,
+            ChatSpec {
+                always: vec!["read:run_command"],
+                ..marked(Page)
+            },
+            unsealed(),
+            ask(&["box.unavailable"]),
+        ),
+        row(
+            "always: box:run_command covers only the box",
+            A,
+            ChatSpec {
+                always: vec!["box:run_command"],
+                ..spec()
+            },
+            unsealed(),
+            ask(&["mode.ask-command"]),
+        ),
+        row(
+            "always: another tool's answer doesn't count",
+            A,
+            ChatSpec {
+                always: vec!["write_file"],
+                ..marked(Page)
+            },
+            command(),
+            ask(&["mode.ask-command", "after-reading.command"]),
+        ),
+        row(
+            "always: nobody there, read:run_command doesn't count",
+            E,
+            ChatSpec {
+                always: vec!["read:run_command"],
+                ..nobody(Page)
+            },
+            command(),
+            ask_no_always(&["after-reading.command", "nobody-there.waits"]),
+        ),
+        row(
+            "always: others' words, read:run_command doesn't count",
+            F,
+            ChatSpec {
+                always: vec!["read:run_command"],
+                ..with_others()
+            },
+            command(),
+            ask_no_always(&["after-reading.command", "others-words.owner-decides"]),
+        ),
+        row(
+            "always: read:web_fetch lets a data-shaped address through",
+            A,
+            ChatSpec {
+                always: vec!["read:web_fetch"],
+                ..marked(Page)
+            },
+            data_fetch(),
+            Want::Allow,
+        ),
+        row(
+            "always: read:write_file lets an outside write through",
+            E,
+            ChatSpec {
+                always: vec!["read:write_file"],
+                ..marked(Page)
+            },
+            outside(),
+            Want::Allow,
+        ),
+        // --- policies ---
+        Row {
+            policy: Policy::Off,
+            ..row(
+                "policy.off: refused in full trust",
+                F,
+                spec(),
+                look(),
+                Want::Deny(&["policy.off"]),
+            )
+        },
+        Row {
+            policy: Policy::Off,
+            ..row(
+                "policy.off: refused in ask",
+                A,
+                spec(),
+                plain_fetch(),
+                Want::Deny(&["policy.off"]),
+            )
+        },
+        Row {
+            policy: Policy::Off,
+            ..row(
+                "policy.off: always answers don't skip it",
+                F,
+                ChatSpec {
+                    always: vec!["run_command", "box:run_command"],
+                    ..spec()
+                },
+                unsealed(),
+                Want::Deny(&["policy.off"]),
+            )
+        },
+        Row {
+            policy: Policy::Ask,
+            ..row(
+                "policy.ask: asks in full trust",
+                F,
+                spec(),
+                look(),
+                ask(&["policy.ask"]),
+            )
+        },
+        Row {
+            policy: Policy::Ask,
+            ..row(
+                "policy.ask: takes always allow",
+                F,
+                ChatSpec {
+                    always: vec!["read_file"],
+                    ..spec()
+                },
+                look(),
+                Want::Allow,
+            )
+        },
+        Row {
+            policy: Policy::Ask,
+            ..row(
+                "policy.ask: asks in full trust after reading too",
+                F,
+                marked(Page),
+                command(),
+                ask(&["policy.ask"]),
+            )
+        },
+        Row {
+            policy: Policy::ReadOnly,
+            ..row(
+                "policy.read-only: a write is refused",
+                F,
+                spec(),
+                inside(),
+                Want::Deny(&["policy.read-only"]),
+            )
+        },
+        Row {
+            policy: Policy::ReadOnly,
+            ..row(
+                "policy.read-only: a read runs",
+                A,
+                spec(),
+                look(),
+                Want::Allow,
+            )
+        },
+        Row {
+            policy: Policy::ReadOnly,
+            ..row(
+                "policy.read-only: an integration write is refused",
+                F,
+                spec(),
+                int_write(),
+                Want::Deny(&["policy.read-only"]),
+            )
+        },
+        Row {
+            policy: Policy::ReadOnly,
+            ..row(
+                "policy.read-only: an integration read runs",
+                A,
+                marked(Page),
+                int_read(),
+                Want::Allow,
+            )
+        },
+        // --- protected ---
+        row(
+            "protected.path: reading Conch's folder is refused in full trust",
+            F,
+            spec(),
+            Action::LookAround {
+                paths: vec!["/home/ada/.conch/secrets.json".into()],
+            },
+            Want::Deny(&["protected.path"]),
+        ),
+        row(
+            "protected.path: writing Conch's folder is refused",
+            F,
+            spec(),
+            Action::FileChange {
+                path: "/home/ada/.conch/settings.json".into(),
+                inside: false,
+            },
+            Want::Deny(&["protected.path"]),
+        ),
+        row(
+            "protected.path: reading a key is refused",
+            F,
+            spec(),
+            Action::LookAround {
+                paths: vec!["/home/ada/.ssh/id_ed25519".into()],
+            },
+            Want::Deny(&["protected.path"]),
+        ),
+        row(
+            "protected.path: a command naming Conch's folder is refused",
+            F,
+            spec(),
+            Action::Command {
+                command: "cat ~/.conch/owner.json".into(),
+                programs: vec!["cat".into()],
+                unsealed: true,
+                leaves_box: false,
+            },
+            Want::Deny(&["protected.path"]),
+        ),
+        row(
+            "protected.power: conch keys is refused in full trust",
+            F,
+            spec(),
+            Action::Command {
+                command: "conch keys create x".into(),
+                programs: vec!["conch".into()],
+                unsealed: false,
+                leaves_box: false,
+            },
+            Want::Deny(&["protected.power"]),
+        ),
+        row(
+            "protected.power: cargo run -- skills sign is refused",
+            A,
+            ChatSpec {
+                always: vec!["run_command"],
+                ..spec()
+            },
+            Action::Command {
+                command: "cargo run -- skills sign .".into(),
+                programs: vec!["cargo".into()],
+                unsealed: false,
+                leaves_box: false,
+            },
+            Want::Deny(&["protected.power"]),
+        ),
+    ];
+    // "Whatever the mode": denials hold in every mode.
+    for mode in [Mode::Ask, Mode::Edits, Mode::Auto, Mode::Full] {
+        rows.push(Row {
+            policy: Policy::Off,
+            ..row(
+                &format!("policy.off in {mode}"),
+                mode,
+                marked(Page),
+                command(),
+                Want::Deny(&["policy.off"]),
+            )
+        });
+        rows.push(row(
+            &format!("protected.power in {mode}"),
+            mode,
+            spec(),
+            Action::Command {
+                command: "env X=1 ./conch keys list".into(),
+                programs: vec![],
+                unsealed: false,
+                leaves_box: false,
+            },
+            Want::Deny(&["protected.power"]),
+        ));
+    }
+    assert!(rows.len() >= 80, "{} rows", rows.len());
+    run(rows);
+}
+
+#[test]
+fn the_question_carries_the_note_and_what_always_covers() {
+    let chat = fold(&marked(MarkKind::Page));
     let got = decide(
         Call {
             tool: "run_command",
-            action: &command(true, false),
+            action: &unsealed(),
         },
         &chat,
-        &Settings::new(Mode::Ask),
+        &Settings::new(Mode::Edits),
     );
     let Decision::Ask {
-        always, question, ..
+        always,
+        note,
+        told,
+        question,
+        ..
     } = got
     else {
         panic!()
@@ -344,28 +1224,131 @@ fn a_question_offers_always_for_what_asked() {
     assert_eq!(
         always,
         Some(vec![
-            "run_command".to_string(),
-            "box:run_command".to_string()
+            "box:run_command".to_string(),
+            "read:run_command".to_string()
         ])
     );
-    assert!(question.contains("outside the box"), "{question}");
+    assert_eq!(
+        note.as_deref(),
+        Some("This chat read news.example, which could be trying to steer me. So I'm checking before I run a command.")
+    );
+    assert_eq!(told, None);
+    assert!(question.contains("outside the box"));
+
+    let chat = fold(&with_others());
+    let mut settings = Settings::new(Mode::Full);
+    settings.owner_name = "Ada".into();
+    let Decision::Ask { told, always, .. } = decide(
+        Call {
+            tool: "run_command",
+            action: &command(),
+        },
+        &chat,
+        &settings,
+    ) else {
+        panic!()
+    };
+    assert_eq!(told.as_deref(), Some("I've asked Ada to OK it."));
+    assert_eq!(always, None);
+}
+
+/// In a marked chat with nobody there, or with someone else's words, no
+/// sequence of modes and "always" answers lets a command, an outside write, a
+/// data-carrying fetch or an integration write run without a question.
+/// Exhaustive over every sequence of up to three (mode, answer) steps.
+#[test]
+fn property_nobody_there_or_others_words_always_ask() {
+    let modes = [Mode::Ask, Mode::Edits, Mode::Auto, Mode::Full];
+    let risky = [
+        command(),
+        unsealed(),
+        leaving(),
+        outside(),
+        data_fetch(),
+        sends(),
+        int_write(),
+    ];
+    let keys: Vec<String> = risky
+        .iter()
+        .flat_map(|a| {
+            let t = tool_of(a);
+            [t.to_string(), format!("read:{t}"), format!("box:{t}")]
+        })
+        .collect();
+    let bases = [
+        nobody(MarkKind::Page),
+        nobody(MarkKind::Download),
+        nobody(MarkKind::Integration),
+        with_others(),
+        ChatSpec {
+            marks: vec![MarkKind::Search],
+            ..with_others()
+        },
+        ChatSpec {
+            there: false,
+            ..with_others()
+        },
+    ];
+    let mut checked = 0usize;
+    for base in &bases {
+        // Any set of earlier "always" answers (up to three keys, in order).
+        let mut answer_sets: Vec<Vec<&str>> = vec![vec![]];
+        for a in &keys {
+            answer_sets.push(vec![a.as_str()]);
+            for b in &keys {
+                answer_sets.push(vec![a.as_str(), b.as_str()]);
+            }
+        }
+        for answers in &answer_sets {
+            let chat = fold(&ChatSpec {
+                always: answers
+                    .iter()
+                    .map(|s| -> &'static str { Box::leak(s.to_string().into_boxed_str()) })
+                    .collect(),
+                ..base.clone()
+            });
+            for mode in modes {
+                for action in &risky {
+                    let got = decide(
+                        Call {
+                            tool: tool_of(action),
+                            action,
+                        },
+                        &chat,
+                        &Settings::new(mode),
+                    );
+                    assert!(
+                        matches!(got, Decision::Ask { always: None, .. }),
+                        "{mode} {action:?} with {answers:?}: {got:?}"
+                    );
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 10_000, "{checked}");
 }
 
 #[test]
-fn every_rule_id_is_distinct() {
-    let all = [
-        Rule::ModeAskCommand,
-        Rule::ModeAskEdit,
-        Rule::ModeEditsOutside,
-        Rule::ModeAskIntegration,
-        Rule::BoxUnavailable,
-        Rule::BoxLeave,
-        Rule::PolicyAsk,
-        Rule::PolicyOff,
-        Rule::PolicyReadOnly,
-    ];
-    let mut ids: Vec<&str> = all.iter().map(|r| r.id()).collect();
+fn every_rule_id_is_distinct_and_named_by_its_family() {
+    let mut ids: Vec<&str> = Rule::ALL.iter().map(|r| r.id()).collect();
     ids.sort();
     ids.dedup();
-    assert_eq!(ids.len(), all.len());
+    assert_eq!(ids.len(), Rule::ALL.len());
+    for id in ids {
+        let family = id.split('.').next().unwrap();
+        assert!(
+            [
+                "mode",
+                "after-reading",
+                "others-words",
+                "nobody-there",
+                "box",
+                "policy",
+                "protected"
+            ]
+            .contains(&family),
+            "{id}"
+        );
+    }
 }
