@@ -4,6 +4,7 @@ mod chat;
 mod keys;
 mod listen;
 mod providers;
+mod replay;
 mod serve;
 mod setup;
 
@@ -44,6 +45,8 @@ enum Command {
     },
     /// One turn from the terminal, against the running Conch.
     Chat(chat::ChatArgs),
+    /// Run a scripted chat through the real guard and tools, and print every call's outcome.
+    Replay(replay::ReplayArgs),
 }
 
 /// A failure to report: one sentence, already in the user's words.
@@ -58,6 +61,10 @@ impl<E: std::fmt::Display> From<E> for Failure {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = (|| {
+        // Replay keeps its chat in --home only when given one.
+        if let Command::Replay(args) = cli.command {
+            return replay::run(cli.home.as_deref(), args);
+        }
         let root = conversations::Home::locate(cli.home.as_deref())?;
         let home = conversations::Home::open(&root)?;
         match cli.command {
@@ -66,6 +73,7 @@ fn main() -> ExitCode {
             Command::Keys { command } => keys::run(&home, command),
             Command::Providers { command } => providers::run(&home, command),
             Command::Chat(args) => chat::run(&home, args),
+            Command::Replay(_) => Ok(()),
         }
     })();
     match result {

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
-use conversations::{Chats, ChatsConfig, Durability, Home, Secrets, Settings};
+use conversations::{Chats, ChatsConfig, Durability, GuardConfig, Home, Secrets, Settings};
 use engines::providers::{Provider, Retry};
 use engines::{Engine, MockEngine};
 use gateway::{AllowedHosts, AppState};
@@ -78,6 +78,14 @@ async fn serve(
             default_work,
             default_mode: settings.default_mode.unwrap_or(protocol::Mode::Ask),
             policies: settings.tool_policies.clone(),
+            guard: GuardConfig {
+                check_after_reading: settings.safety.check_after_reading,
+                owner_name: settings
+                    .owner_name
+                    .clone()
+                    .unwrap_or_else(|| "the owner".to_owned()),
+                ..GuardConfig::usual(&home)
+            },
         },
     );
     let mut names = settings.allowed_hosts.clone();

@@ -63,6 +63,7 @@ async fn measure(durability: Durability) -> Vec<f64> {
             default_work: dir.path().to_path_buf(),
             default_mode: Mode::Full,
             policies: Default::default(),
+            guard: Default::default(),
         },
     );
     let chat = chats.create(NewChat::default()).await.unwrap();

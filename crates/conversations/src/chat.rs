@@ -5,7 +5,6 @@
 //! and the runner starts another turn for whatever arrived during the last
 //! one. One runner per chat, so turns never overlap.
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
@@ -25,7 +24,8 @@ pub struct Chat {
     pub log: ChatLog,
     pub(crate) engine: Arc<dyn Engine>,
     pub(crate) tools: Arc<dyn ToolBox>,
-    pub(crate) policies: Arc<BTreeMap<String, guard::Policy>>,
+    /// The guard's settings for this chat, but for the mode (read per call).
+    pub(crate) policies: Arc<guard::Settings>,
     running: Mutex<bool>,
     /// Stop for the turn running now.
     pub(crate) current: Mutex<Option<Cancel>>,
@@ -50,7 +50,7 @@ impl Chat {
         log: ChatLog,
         engine: Arc<dyn Engine>,
         tools: Arc<dyn ToolBox>,
-        policies: Arc<BTreeMap<String, guard::Policy>>,
+        policies: Arc<guard::Settings>,
     ) -> Chat {
         Chat {
             id,
@@ -70,7 +70,7 @@ impl Chat {
     pub(crate) fn guard_settings(&self, mode: Mode) -> guard::Settings {
         guard::Settings {
             mode,
-            policies: (*self.policies).clone(),
+            ..(*self.policies).clone()
         }
     }
 
@@ -107,6 +107,11 @@ impl Chat {
             return Err(ChatError::MessageTooLong { chars });
         }
         let queued = self.is_running();
+        let who = match (&name, &app) {
+            (Some(n), Some(a)) => format!("{n} on {a}"),
+            (Some(n), None) => n.clone(),
+            _ => "Someone".to_owned(),
+        };
         let event = self
             .log
             .append(Body::Message(Message {
@@ -116,8 +121,33 @@ impl Chat {
                 app,
             }))
             .await?;
+        // Someone else's words are something from outside.
+        if from == Speaker::Person {
+            self.mark(protocol::MarkSource::Person, who, None).await?;
+        }
         self.kick();
         Ok(Posted { event, queued })
+    }
+
+    /// Records that the chat took in something from outside. The first mark
+    /// carries the transcript's quiet line.
+    pub(crate) async fn mark(
+        &self,
+        source: protocol::MarkSource,
+        what: String,
+        call: Option<String>,
+    ) -> Result<(), crate::log::LogError> {
+        let first = !self.log.with_view(|v| v.is_marked());
+        let says = first.then(|| guard::words::first_mark(source, &what));
+        self.log
+            .append(Body::Taint(protocol::Taint {
+                source,
+                what,
+                call,
+                says,
+            }))
+            .await?;
+        Ok(())
     }
 
     /// Whether a turn is running or about to.

@@ -27,6 +27,40 @@ pub struct ChatsConfig {
     pub default_mode: Mode,
     /// Tools the owner set to Ask, Read-only or Off.
     pub policies: BTreeMap<String, guard::Policy>,
+    /// What the guard is told besides the mode and policies: the Safety
+    /// preference, what is protected, the owner's name.
+    pub guard: GuardConfig,
+}
+
+/// `Default`: checking on, nothing protected (for tests); `usual` is what
+/// `conch serve` uses.
+#[derive(Debug, Clone)]
+pub struct GuardConfig {
+    pub check_after_reading: bool,
+    pub protected: guard::Protected,
+    pub owner_name: String,
+}
+
+impl Default for GuardConfig {
+    fn default() -> Self {
+        GuardConfig {
+            check_after_reading: true,
+            protected: guard::Protected::default(),
+            owner_name: "the owner".to_owned(),
+        }
+    }
+}
+
+impl GuardConfig {
+    /// The usual: checking on, Conch's folder and the person's keys protected.
+    pub fn usual(home: &Home) -> GuardConfig {
+        let person = std::env::var("HOME").ok();
+        GuardConfig {
+            check_after_reading: true,
+            protected: guard::Protected::usual(person.as_deref(), &home.root().to_string_lossy()),
+            owner_name: "the owner".to_owned(),
+        }
+    }
 }
 
 pub struct Chats {
@@ -34,7 +68,7 @@ pub struct Chats {
     engine: Arc<dyn Engine>,
     tools: Arc<dyn ToolBox>,
     config: ChatsConfig,
-    policies: Arc<BTreeMap<String, guard::Policy>>,
+    policies: Arc<guard::Settings>,
     open: Mutex<HashMap<String, Arc<Chat>>>,
 }
 
@@ -73,7 +107,13 @@ impl Chats {
             home,
             engine,
             tools,
-            policies: Arc::new(config.policies.clone()),
+            policies: Arc::new(guard::Settings {
+                mode: Mode::Ask,
+                policies: config.policies.clone(),
+                check_after_reading: config.guard.check_after_reading,
+                protected: config.guard.protected.clone(),
+                owner_name: config.guard.owner_name.clone(),
+            }),
             config,
             open: Mutex::new(HashMap::new()),
         })

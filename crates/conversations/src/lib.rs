@@ -15,12 +15,12 @@ mod transcript;
 mod turn;
 
 pub use chat::{Chat, Posted, MAX_MESSAGE_CHARS};
-pub use chats::{ChatSummary, Chats, ChatsConfig, NewChat};
+pub use chats::{ChatSummary, Chats, ChatsConfig, GuardConfig, NewChat};
 pub use error::ChatError;
 pub use home::{Home, HomeError};
 pub use log::{ChatLog, Committed, Durability, Live, LogError, OpenReport};
 pub use secrets::{Secrets, SecretsError};
-pub use settings::{Settings, SettingsError};
+pub use settings::{Safety, Settings, SettingsError};
 pub use tools::{NoTools, ToolBox, ToolCall};
 
 /// Says something a person running Conch should know, on standard error.

@@ -36,11 +36,46 @@ pub struct Settings {
     /// The provider new turns use (default: the first).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default_provider: Option<String>,
+    /// Settings → Security → Safety.
+    #[serde(default)]
+    pub safety: Safety,
+    /// How the assistant names the owner to others ("I've asked Ada to OK it.").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner_name: Option<String>,
     /// How long a command may run, in seconds (default 120).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command_timeout_secs: Option<u64>,
     #[serde(flatten)]
     pub other: Map<String, Value>,
+}
+
+/// The Safety preferences. All start on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Safety {
+    /// Check before acting on what it read.
+    #[serde(default = "on")]
+    pub check_after_reading: bool,
+    /// Seal commands.
+    #[serde(default = "on")]
+    pub sealed_commands: bool,
+    /// Check what it remembers.
+    #[serde(default = "on")]
+    pub check_memories: bool,
+}
+
+fn on() -> bool {
+    true
+}
+
+impl Default for Safety {
+    fn default() -> Self {
+        Safety {
+            check_after_reading: true,
+            sealed_commands: true,
+            check_memories: true,
+        }
+    }
 }
 
 #[derive(Debug)]

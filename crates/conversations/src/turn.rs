@@ -153,7 +153,12 @@ async fn one_call(
     let action = match chat.tools.classify(&call, &chat.work) {
         Ok(a) => a,
         Err(sentence) => {
-            chat.log.append(finish(Outcome::failed(sentence))).await?;
+            let outcome = Outcome {
+                ok: false,
+                output: sentence,
+                detail: Some(json!({ "invalid": true })),
+            };
+            chat.log.append(finish(outcome)).await?;
             return Ok(());
         }
     };
@@ -175,7 +180,11 @@ async fn one_call(
         cancel: cancel.clone(),
     };
     let outcome = chat.tools.run(&call, &action, &ctx).await;
+    let mark = guard::mark_for(&action, outcome.detail.as_ref());
     chat.log.append(finish(outcome)).await?;
+    if let Some((source, what)) = mark {
+        chat.mark(source, what, Some(call.id.clone())).await?;
+    }
     if cancel.is_cancelled() {
         return Err(TurnError::Stopped);
     }
@@ -208,7 +217,7 @@ async fn permission(
             &settings,
         )
     });
-    let (why, question, note, always) = match decision {
+    let (why, question, note, always, told) = match decision {
         guard::Decision::Allow => return Ok(Permission::Run),
         guard::Decision::Deny { why, sentence } => {
             let ids: Vec<&str> = why.iter().map(|r| r.id()).collect();
@@ -223,8 +232,10 @@ async fn permission(
             question,
             note,
             always,
-        } => (why, question, note, always),
+            told,
+        } => (why, question, note, always, told),
     };
+    let provenance = trace(chat, call, action)?;
     let ask = crate::ids::random_id(12);
     let answer = chat.waiters.register(&ask);
     chat.log
@@ -238,6 +249,8 @@ async fn permission(
             question,
             note,
             always,
+            provenance,
+            told,
         }))
         .await?;
     let answer = tokio::select! {
@@ -254,4 +267,47 @@ async fn permission(
             Ok(Permission::Stopped)
         }
     }
+}
+
+/// Where each part of the request came from, from the chat's log.
+fn trace(
+    chat: &Chat,
+    call: &ToolCall,
+    action: &Action,
+) -> Result<Vec<protocol::Provenance>, LogError> {
+    let events = chat.log.events_after(0)?;
+    let mut owner: Vec<&str> = Vec::new();
+    // What each marking call returned, and each person's words.
+    let mut outputs: std::collections::HashMap<&str, &str> = std::collections::HashMap::new();
+    let mut reads: Vec<guard::Read<'_>> = Vec::new();
+    for event in &events {
+        match &event.body {
+            Body::Message(m) if m.from == protocol::Speaker::Owner => owner.push(&m.text),
+            Body::Message(m) if m.from == protocol::Speaker::Person => reads.push(guard::Read {
+                call: None,
+                what: m.name.as_deref().unwrap_or("someone"),
+                text: &m.text,
+            }),
+            Body::ToolFinished(f) => {
+                outputs.insert(&f.call, &f.output);
+            }
+            Body::Taint(t) => {
+                if let Some(text) = t.call.as_deref().and_then(|c| outputs.get(c)) {
+                    reads.push(guard::Read {
+                        call: t.call.as_deref(),
+                        what: &t.what,
+                        text,
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(guard::provenance(
+        &call.name,
+        &call.input,
+        action,
+        &owner,
+        &reads,
+    ))
 }

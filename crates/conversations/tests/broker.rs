@@ -27,6 +27,7 @@ fn chats_at(
             default_work: work.to_path_buf(),
             default_mode: Mode::Ask,
             policies: policies.iter().map(|(t, p)| (t.to_string(), *p)).collect(),
+            guard: Default::default(),
         },
     )
 }

@@ -214,6 +214,7 @@ async fn chat_with(kind: ProviderKind, base: &str, dir: &std::path::Path) -> Arc
             default_work: work,
             default_mode: Mode::Full,
             policies: Default::default(),
+            guard: Default::default(),
         },
     );
     chats.create(NewChat::default()).await.unwrap()

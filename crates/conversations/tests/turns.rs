@@ -19,6 +19,7 @@ fn chats(engine: Arc<dyn Engine>) -> (tempfile::TempDir, Arc<Chats>) {
             default_work: dir.path().to_path_buf(),
             default_mode: protocol::Mode::Ask,
             policies: Default::default(),
+            guard: Default::default(),
         },
     );
     (dir, chats)
@@ -203,6 +204,7 @@ async fn a_turn_cut_off_by_a_restart_is_ended_when_the_chat_opens() {
                 default_work: dir.path().to_path_buf(),
                 default_mode: protocol::Mode::Ask,
                 policies: Default::default(),
+                guard: Default::default(),
             },
         )
     };

@@ -43,6 +43,7 @@ pub async fn start_engine(
             default_work: home.path().to_path_buf(),
             default_mode: protocol::Mode::Ask,
             policies: Default::default(),
+            guard: Default::default(),
         },
     );
     let state = AppState::new(chats, AllowedHosts::new(["conch.lan".to_string()]));

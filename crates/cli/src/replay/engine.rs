@@ -1,0 +1,54 @@
+//! The model, as replay scripts it: each step of the turn loop waits for the
+//! driver to say what the model does next.
+
+use std::sync::Arc;
+
+use engines::{BoxFuture, Chunk, Engine, EngineError, StepRequest};
+use tokio::sync::{mpsc, Mutex};
+
+pub enum Move {
+    Call(Chunk),
+    Reply(String),
+    /// End the turn without more words.
+    End,
+}
+
+pub struct ReplayEngine {
+    moves: Arc<Mutex<mpsc::Receiver<Move>>>,
+}
+
+impl ReplayEngine {
+    pub fn new() -> (ReplayEngine, mpsc::Sender<Move>) {
+        let (tx, rx) = mpsc::channel(16);
+        (
+            ReplayEngine {
+                moves: Arc::new(Mutex::new(rx)),
+            },
+            tx,
+        )
+    }
+}
+
+impl Engine for ReplayEngine {
+    fn name(&self) -> &str {
+        "replay"
+    }
+
+    fn step<'a>(
+        &'a self,
+        _: StepRequest,
+        out: mpsc::Sender<Chunk>,
+    ) -> BoxFuture<'a, Result<(), EngineError>> {
+        Box::pin(async move {
+            let next = self.moves.lock().await.recv().await;
+            match next {
+                Some(Move::Call(chunk)) => out.send(chunk).await.map_err(|_| EngineError::Stopped),
+                Some(Move::Reply(text)) => out
+                    .send(Chunk::Text(text))
+                    .await
+                    .map_err(|_| EngineError::Stopped),
+                Some(Move::End) | None => Ok(()),
+            }
+        })
+    }
+}

@@ -1,0 +1,414 @@
+//! `conch replay SCENARIO.json [--json] [--home DIR]`: a scripted chat run
+//! through the real conversations crate (the real turn loop, broker, guard
+//! and tools, a temporary home and work folder), printing every call's
+//! outcome. Only the model is scripted. docs/replay.md has the format.
+
+mod engine;
+mod integrations;
+mod pages;
+mod scenario;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use clap::Args;
+use conversations::{Chat, Chats, ChatsConfig, Durability, GuardConfig, Home, NewChat};
+use engines::Chunk;
+use protocol::{Answer, Body, Event, Mode, Origin, Speaker};
+use serde_json::{json, Value};
+use tokio::sync::mpsc;
+use tools::{FetchConfig, Tools, ToolsConfig};
+
+use crate::Failure;
+use engine::{Move, ReplayEngine};
+use scenario::{Scenario, Step};
+
+#[derive(Args)]
+pub struct ReplayArgs {
+    /// The scenario file.
+    scenario: PathBuf,
+    /// Print the outcome as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// How long one step may take before replay gives up on it.
+const STEP_TIME: Duration = Duration::from_secs(30);
+
+pub fn run(keep: Option<&Path>, args: ReplayArgs) -> Result<(), Failure> {
+    let shown = args.scenario.display().to_string();
+    let text = std::fs::read_to_string(&args.scenario)
+        .map_err(|e| Failure(format!("{shown} can't be read: {e}.")))?;
+    let scenario: Scenario = serde_json::from_str(&text).map_err(|e| {
+        Failure(format!(
+            "{shown} isn't a replay scenario: {e}. See docs/replay.md."
+        ))
+    })?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| Failure(format!("Conch couldn't start its runtime: {e}.")))?;
+    let report = runtime.block_on(drive(scenario, keep))?;
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).unwrap_or_default()
+        );
+    } else {
+        print_report(&report);
+    }
+    Ok(())
+}
+
+fn parse_mode(text: &str) -> Result<Mode, Failure> {
+    Mode::parse(text).ok_or_else(|| {
+        Failure(format!(
+            "There's no mode called \"{text}\". Use ask, edits, auto or full."
+        ))
+    })
+}
+
+fn origin_of(scenario: &Scenario) -> Result<Origin, Failure> {
+    let origin = match scenario.origin.as_deref() {
+        None | Some("owner") => Origin::Owner,
+        Some("app") => Origin::App,
+        Some("routine") => Origin::Routine,
+        Some("task") => Origin::Task,
+        Some(other) => {
+            return Err(Failure(format!(
+                "There's no origin called \"{other}\". Use owner, app, routine or task."
+            )))
+        }
+    };
+    // Nobody there: a chat the owner didn't start.
+    Ok(if !scenario.present && origin == Origin::Owner {
+        Origin::Routine
+    } else {
+        origin
+    })
+}
+
+async fn drive(scenario: Scenario, keep: Option<&Path>) -> Result<Value, Failure> {
+    let temp = tempfile::tempdir().map_err(|e| Failure(format!("No temporary folder: {e}.")))?;
+    let home_dir = keep.map_or_else(|| temp.path().join("home"), Path::to_path_buf);
+    let work = temp.path().join("work");
+    std::fs::create_dir_all(&work)?;
+    let home = Home::open(&home_dir)?;
+    let proxy = pages::serve(scenario.pages.clone()).await?;
+    let integrations: HashMap<String, bool> = scenario
+        .integrations
+        .iter()
+        .map(|i| (i.name.clone(), i.read_only))
+        .collect();
+    let toolbox = Arc::new(integrations::ReplayTools {
+        inner: Tools::new(ToolsConfig {
+            fetch: FetchConfig {
+                proxy: Some(proxy),
+                timeout: Duration::from_secs(10),
+                ..FetchConfig::default()
+            },
+            ..ToolsConfig::default()
+        }),
+        integrations,
+        returns: Mutex::new(HashMap::new()),
+    });
+    let (engine, moves) = ReplayEngine::new();
+    let mode = parse_mode(&scenario.mode)?;
+    let chats = Chats::new(
+        home.clone(),
+        Arc::new(engine),
+        toolbox.clone(),
+        ChatsConfig {
+            durability: Durability::Group,
+            default_work: work.clone(),
+            default_mode: mode,
+            policies: scenario.policies.clone(),
+            guard: GuardConfig {
+                check_after_reading: scenario.safety.check_after_reading,
+                ..GuardConfig::usual(&home)
+            },
+        },
+    );
+    let chat = chats
+        .create(NewChat {
+            work: Some(work.to_string_lossy().into_owned()),
+            mode: Some(mode),
+            origin: Some(origin_of(&scenario)?),
+        })
+        .await?;
+
+    let mut calls = Vec::new();
+    for (index, step) in scenario.steps.iter().enumerate() {
+        match step {
+            Step::Owner(s) => {
+                end_turn(&chat, &moves).await?;
+                chat.post(&s.owner).await?;
+                turn_started(&chat).await?;
+            }
+            Step::Person(s) => {
+                end_turn(&chat, &moves).await?;
+                chat.post_as(
+                    Speaker::Person,
+                    &s.text,
+                    Some(s.person.name.clone()),
+                    s.person.app.clone(),
+                )
+                .await?;
+                turn_started(&chat).await?;
+            }
+            Step::Routine(s) => {
+                end_turn(&chat, &moves).await?;
+                chat.post_as(Speaker::Routine, &s.routine, None, None)
+                    .await?;
+                turn_started(&chat).await?;
+            }
+            Step::Mode(s) => chat.set_mode(parse_mode(&s.mode)?).await?,
+            Step::Reply(s) => {
+                need_turn(&chat, index)?;
+                send(&moves, Move::Reply(s.reply.clone())).await?;
+                turn_ended(&chat).await?;
+            }
+            Step::Call(s) => {
+                need_turn(&chat, index)?;
+                let id = format!("call-{index}");
+                if let Some(returns) = &s.returns {
+                    if let Ok(mut r) = toolbox.returns.lock() {
+                        r.insert(id.clone(), returns.clone());
+                    }
+                }
+                let answer = match s.answer.as_deref() {
+                    None => Answer::Deny,
+                    Some(a) => Answer::parse(a).ok_or_else(|| {
+                        Failure(format!(
+                            "Step {index}: \"{a}\" isn't an answer. Use once, always or deny."
+                        ))
+                    })?,
+                };
+                let chunk = Chunk::ToolCall {
+                    id: id.clone(),
+                    name: s.call.tool.clone(),
+                    input: if s.call.input.is_null() {
+                        json!({})
+                    } else {
+                        s.call.input.clone()
+                    },
+                };
+                send(&moves, Move::Call(chunk)).await?;
+                answer_until_finished(&chat, &id, answer, index).await?;
+                calls.push(outcome(
+                    &chat.log.events_after(0)?,
+                    index,
+                    &s.call.tool,
+                    &id,
+                ));
+            }
+        }
+    }
+    end_turn(&chat, &moves).await?;
+
+    let view = chat.log.view();
+    let marks: Vec<Value> = view
+        .marks
+        .iter()
+        .map(|m| json!({ "source": m.source, "what": m.what, "call": m.call, "holds": m.holds() }))
+        .collect();
+    let mut report = json!({ "calls": calls, "marks": marks });
+    if keep.is_some() {
+        report["chat"] = json!(chat.id);
+    }
+    Ok(report)
+}
+
+fn need_turn(chat: &Chat, index: usize) -> Result<(), Failure> {
+    if chat.log.with_view(|v| v.open_turn.is_none()) {
+        return Err(Failure(format!(
+            "Step {index} is the model acting, but no message has started a turn. Put an owner, person or routine step before it."
+        )));
+    }
+    Ok(())
+}
+
+async fn send(moves: &mpsc::Sender<Move>, m: Move) -> Result<(), Failure> {
+    moves
+        .send(m)
+        .await
+        .map_err(|_| Failure("The replay's model stopped listening.".into()))
+}
+
+/// Waits until `done` holds for the chat's events.
+async fn until(
+    chat: &Chat,
+    what: &str,
+    done: impl Fn(&[Event]) -> bool,
+) -> Result<Vec<Event>, Failure> {
+    let mut follow = chat.log.follow();
+    let deadline = tokio::time::Instant::now() + STEP_TIME;
+    loop {
+        let events = chat.log.events_after(0)?;
+        if done(&events) {
+            return Ok(events);
+        }
+        if tokio::time::timeout_at(deadline, follow.recv())
+            .await
+            .is_err()
+        {
+            return Err(Failure(format!(
+                "Replay waited {} s for {what}, and it didn't come.",
+                STEP_TIME.as_secs()
+            )));
+        }
+    }
+}
+
+async fn turn_started(chat: &Chat) -> Result<(), Failure> {
+    until(chat, "a turn to start", |_| {
+        chat.log.with_view(|v| v.open_turn.is_some())
+    })
+    .await?;
+    Ok(())
+}
+
+async fn turn_ended(chat: &Chat) -> Result<(), Failure> {
+    until(chat, "the turn to end", |_| {
+        chat.log.with_view(|v| v.open_turn.is_none())
+    })
+    .await?;
+    Ok(())
+}
+
+async fn end_turn(chat: &Chat, moves: &mpsc::Sender<Move>) -> Result<(), Failure> {
+    if chat.log.with_view(|v| v.open_turn.is_some()) {
+        send(moves, Move::End).await?;
+        turn_ended(chat).await?;
+    }
+    Ok(())
+}
+
+/// Answers the call's question (if it asks) and waits for its result.
+async fn answer_until_finished(
+    chat: &Chat,
+    id: &str,
+    answer: Answer,
+    index: usize,
+) -> Result<(), Failure> {
+    let mut answered = false;
+    loop {
+        let events = until(chat, &format!("step {index}'s call to finish"), |events| {
+            events.iter().any(|e| match &e.body {
+                Body::ToolFinished(f) => f.call == id,
+                Body::PermissionRequested(p) => p.call == id && !answered,
+                _ => false,
+            })
+        })
+        .await?;
+        if events
+            .iter()
+            .any(|e| matches!(&e.body, Body::ToolFinished(f) if f.call == id))
+        {
+            return Ok(());
+        }
+        let ask = events.iter().find_map(|e| match &e.body {
+            Body::PermissionRequested(p) if p.call == id => Some(p.ask.clone()),
+            _ => None,
+        });
+        if let Some(ask) = ask {
+            chat.answer(&ask, answer, "owner".into()).await?;
+            answered = true;
+        }
+    }
+}
+
+/// What happened to one call, from the log.
+fn outcome(events: &[Event], index: usize, tool: &str, id: &str) -> Value {
+    let asked = events.iter().rev().find_map(|e| match &e.body {
+        Body::PermissionRequested(p) if p.call == id => Some(p),
+        _ => None,
+    });
+    let finished = events.iter().rev().find_map(|e| match &e.body {
+        Body::ToolFinished(f) if f.call == id => Some(f),
+        _ => None,
+    });
+    let detail = finished.and_then(|f| f.detail.as_ref());
+    let denied = detail.and_then(|d| d.get("denied")).cloned();
+    let invalid = detail.and_then(|d| d.get("invalid")).is_some();
+    let answer = asked.and_then(|a| {
+        events.iter().find_map(|e| match &e.body {
+            Body::PermissionAnswered(p) if p.ask == a.ask => Some(p.answer),
+            _ => None,
+        })
+    });
+    let (decision, ran, why) = match (asked, denied) {
+        (Some(a), _) => (
+            "ask",
+            matches!(answer, Some(Answer::Once | Answer::Always)),
+            json!(a.why),
+        ),
+        (None, Some(why)) => ("deny", false, why),
+        (None, None) if invalid => ("invalid", false, json!([])),
+        (None, None) => ("allow", true, json!([])),
+    };
+    json!({
+        "step": index,
+        "tool": tool,
+        "decision": decision,
+        "ran": ran,
+        "why": why,
+        "note": asked.and_then(|a| a.note.clone()),
+        "always": asked.and_then(|a| a.always.clone()),
+        "answer": answer,
+        "provenance": asked.map(|a| json!(a.provenance)).unwrap_or(json!([])),
+        "output": finished.map(|f| f.output.chars().take(300).collect::<String>()),
+    })
+}
+
+fn print_report(report: &Value) {
+    for call in report["calls"].as_array().into_iter().flatten() {
+        let why: Vec<&str> = call["why"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        let why = if why.is_empty() {
+            String::new()
+        } else {
+            format!(" [{}]", why.join(", "))
+        };
+        let ran = if call["ran"] == true {
+            "ran"
+        } else {
+            "not run"
+        };
+        let answer = call["answer"]
+            .as_str()
+            .map(|a| format!(" (answered {a})"))
+            .unwrap_or_default();
+        println!(
+            "step {:<3} {:<20} {}{why} → {ran}{answer}",
+            call["step"],
+            call["tool"].as_str().unwrap_or(""),
+            call["decision"].as_str().unwrap_or("")
+        );
+        if let Some(note) = call["note"].as_str() {
+            println!("          {note}");
+        }
+    }
+    for mark in report["marks"].as_array().into_iter().flatten() {
+        let held = if mark["holds"] == true {
+            ""
+        } else {
+            " (no longer holds)"
+        };
+        println!(
+            "marked: {} {}{held}",
+            mark["source"].as_str().unwrap_or(""),
+            mark["what"].as_str().unwrap_or("")
+        );
+    }
+    if let Some(chat) = report["chat"].as_str() {
+        println!("chat: {chat}");
+    }
+}

@@ -1,0 +1,123 @@
+//! The replay scenario format (docs/replay.md).
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    #[serde(default = "ask")]
+    pub mode: String,
+    /// Someone is there to choose (the owner started the chat).
+    #[serde(default = "yes")]
+    pub present: bool,
+    /// owner, app, routine or task.
+    #[serde(default)]
+    pub origin: Option<String>,
+    /// Address → the page's body, served by replay itself.
+    #[serde(default)]
+    pub pages: BTreeMap<String, String>,
+    #[serde(default)]
+    pub integrations: Vec<Integration>,
+    /// Tool policies, as in settings.json `toolPolicies`.
+    #[serde(default)]
+    pub policies: BTreeMap<String, guard::Policy>,
+    /// Safety preferences, as in settings.json `safety`.
+    #[serde(default)]
+    pub safety: conversations::Safety,
+    pub steps: Vec<Step>,
+    /// What a test expects; replay itself ignores it.
+    #[serde(default, rename = "expect")]
+    pub _expect: Option<Value>,
+    /// A sentence on what the scenario shows; ignored.
+    #[serde(default, rename = "about")]
+    pub _about: Option<String>,
+}
+
+fn ask() -> String {
+    "ask".to_owned()
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Integration {
+    pub name: String,
+    #[serde(default)]
+    pub read_only: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum Step {
+    Owner(OwnerStep),
+    Person(PersonStep),
+    Routine(RoutineStep),
+    Call(CallStep),
+    Mode(ModeStep),
+    Reply(ReplyStep),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OwnerStep {
+    pub owner: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PersonStep {
+    pub person: Person,
+    pub text: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Person {
+    pub name: String,
+    #[serde(default)]
+    pub app: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RoutineStep {
+    pub routine: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CallStep {
+    pub call: CallSpec,
+    /// What a declared integration tool returns.
+    #[serde(default)]
+    pub returns: Option<String>,
+    /// once, always or deny (the default) when the call asks.
+    #[serde(default)]
+    pub answer: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CallSpec {
+    pub tool: String,
+    #[serde(default)]
+    pub input: Value,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModeStep {
+    pub mode: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReplyStep {
+    pub reply: String,
+}
