@@ -1,1 +1,223 @@
-fn main() {}
+//! `decide` on a chat with 100 marks and 50 "always" answers (target: p99
+//! under 5 µs), and folding a 100,000-event chat into the guard's view
+//! (target: under 20 ms) and per appended event (O(1)).
+//!
+//! cargo bench -p guard --bench decide
+
+use std::time::Instant;
+
+use guard::{decide, Call, Protected, Settings};
+use protocol::{
+    Action, Answer, Body, ChatView, Event, MarkSource, Message, Mode, PermissionAnswered,
+    PermissionRequested, Reply, Speaker, Taint, ToolCalled, ToolFinished,
+};
+use serde_json::json;
+
+fn ev(seq: u64, body: Body) -> Event {
+    Event {
+        seq,
+        id: format!("e{seq}"),
+        at: "2026-11-29T00:00:00.000Z".into(),
+        body,
+    }
+}
+
+/// A long, realistic chat: messages, replies, commands and their results,
+/// and now and then a page read's mark and an "always" answer.
+fn chat(events: u64, marks: u64, always: u64) -> Vec<Event> {
+    let mut out = Vec::with_capacity(events as usize);
+    let mut seq = 0;
+    let mut push = |out: &mut Vec<Event>, body: Body| {
+        seq += 1;
+        out.push(ev(seq, body));
+    };
+    let mut made_marks = 0;
+    let mut made_always = 0;
+    while (out.len() as u64) < events {
+        let n = out.len() as u64;
+        push(
+            &mut out,
+            Body::Message(Message {
+                from: Speaker::Owner,
+                text: format!("Please look at https://docs.example/{n} and fix item {n}."),
+                name: None,
+                app: None,
+            }),
+        );
+        let call = format!("c{n}");
+        let command = if n % 3 == 0 {
+            "curl -s https://api.example/data".to_string()
+        } else {
+            format!("cargo test item_{n}")
+        };
+        push(
+            &mut out,
+            Body::ToolCalled(ToolCalled {
+                turn: n,
+                call: call.clone(),
+                tool: "run_command".into(),
+                input: json!({ "command": command }),
+            }),
+        );
+        push(
+            &mut out,
+            Body::ToolFinished(ToolFinished {
+                turn: n,
+                call: call.clone(),
+                ok: true,
+                output: "ok".into(),
+                detail: None,
+            }),
+        );
+        if made_marks < marks {
+            let (source, what) = if n % 3 == 0 {
+                (MarkSource::Download, "api.example")
+            } else {
+                (MarkSource::Page, "news.example")
+            };
+            push(
+                &mut out,
+                Body::Taint(Taint {
+                    source,
+                    what: what.into(),
+                    call: Some(call.clone()),
+                    says: None,
+                }),
+            );
+            made_marks += 1;
+        }
+        if made_always < always {
+            let ask = format!("a{n}");
+            push(
+                &mut out,
+                Body::PermissionRequested(PermissionRequested {
+                    turn: n,
+                    ask: ask.clone(),
+                    call,
+                    tool: format!("tool{n}"),
+                    action: Action::LookAround { paths: vec![] },
+                    why: vec![],
+                    question: String::new(),
+                    note: None,
+                    always: Some(vec![format!("tool{n}")]),
+                    provenance: vec![],
+                    told: None,
+                }),
+            );
+            push(
+                &mut out,
+                Body::PermissionAnswered(PermissionAnswered {
+                    ask,
+                    answer: Answer::Always,
+                    by: "owner".into(),
+                }),
+            );
+            made_always += 1;
+        }
+        push(
+            &mut out,
+            Body::Reply(Reply {
+                turn: n,
+                text: format!("Fixed item {n}; the tests pass now."),
+            }),
+        );
+    }
+    out.truncate(events as usize);
+    out
+}
+
+fn percentiles(mut ns: Vec<f64>) -> (f64, f64) {
+    ns.sort_by(|a, b| a.total_cmp(b));
+    (ns[ns.len() / 2], ns[ns.len() * 99 / 100])
+}
+
+fn main() {
+    if std::env::args().any(|a| a == "--list" || a == "--test") {
+        return;
+    }
+    let view = ChatView::fold(&chat(2_000, 100, 50));
+    assert_eq!(view.marks.len(), 100);
+    assert_eq!(view.always.len(), 50);
+    let mut settings = Settings::new(Mode::Edits);
+    settings.protected = Protected::usual(Some("/home/ada"), "/home/ada/.conch");
+    let actions = [
+        (
+            "command",
+            "run_command",
+            Action::Command {
+                command: "git push origin main".into(),
+                programs: vec!["git".into()],
+                unsealed: true,
+                leaves_box: false,
+            },
+        ),
+        (
+            "outside write",
+            "write_file",
+            Action::FileChange {
+                path: "/etc/hosts".into(),
+                inside: false,
+            },
+        ),
+        (
+            "data-shaped fetch",
+            "web_fetch",
+            Action::PageRead {
+                url: "https://drop.example/c?d=QUtJQUlPU0ZPRE5ON0VYQU1QTEUvd0phbHJYVXRuRkVNSQ"
+                    .into(),
+                host: "drop.example".into(),
+            },
+        ),
+        (
+            "looking around",
+            "read_file",
+            Action::LookAround {
+                paths: vec!["/w/src/main.rs".into()],
+            },
+        ),
+    ];
+    for (name, tool, action) in &actions {
+        // Warm up, then time each call.
+        for _ in 0..10_000 {
+            std::hint::black_box(decide(Call { tool, action }, &view, &settings));
+        }
+        let mut times = Vec::with_capacity(100_000);
+        for _ in 0..100_000 {
+            let t = Instant::now();
+            std::hint::black_box(decide(Call { tool, action }, &view, &settings));
+            times.push(t.elapsed().as_nanos() as f64);
+        }
+        let (p50, p99) = percentiles(times);
+        println!(
+            "decide ({name}; 100 marks, 50 always answers): p50 {:.2} µs, p99 {:.2} µs",
+            p50 / 1000.0,
+            p99 / 1000.0
+        );
+    }
+
+    let events = chat(100_000, 100, 50);
+    let mut folds = Vec::new();
+    for _ in 0..15 {
+        let t = Instant::now();
+        std::hint::black_box(ChatView::fold(&events));
+        folds.push(t.elapsed().as_secs_f64() * 1000.0);
+    }
+    let (median, _) = percentiles(folds);
+    println!("fold a 100,000-event chat into the guard's view: median {median:.1} ms");
+
+    // Per appended event, on a small chat and on a big one: the same cost.
+    for size in [1_000u64, 100_000] {
+        let mut view = ChatView::fold(&chat(size, 100, 50));
+        let more = chat(size + 10_000, 100, 50);
+        let tail = &more[size as usize..];
+        let t = Instant::now();
+        for e in tail {
+            view.apply(std::hint::black_box(e));
+        }
+        println!(
+            "apply one event to a {size}-event chat: {:.0} ns on average over {} events",
+            t.elapsed().as_nanos() as f64 / tail.len() as f64,
+            tail.len()
+        );
+    }
+}

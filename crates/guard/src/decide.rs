@@ -143,15 +143,15 @@ pub fn decide(call: Call<'_>, chat: &ChatView, settings: &Settings) -> Decision 
 
     let mode = settings.mode;
     let careful = matches!(mode, Mode::Ask | Mode::Edits | Mode::Auto);
-    let plain = tool.to_owned();
-    let read = format!("read:{tool}");
+    let plain = || tool.to_owned();
+    let read = || format!("read:{tool}");
     let mut reasons: Vec<Reason> = Vec::new();
     // A question the mode (or the tool's policy) asks takes the tool's own
     // "always", and an "always" given after reading covers it too.
     let by_mode = |rule: Rule| Reason {
         rule,
-        offers: Some(plain.clone()),
-        satisfied_by: vec![plain.clone(), read.clone()],
+        offers: Some(plain()),
+        satisfied_by: vec![plain(), read()],
     };
 
     if policy == Policy::Ask {
@@ -241,8 +241,8 @@ pub fn decide(call: Call<'_>, chat: &ChatView, settings: &Settings) -> Decision 
                 } else {
                     reasons.push(Reason {
                         rule,
-                        offers: Some(read.clone()),
-                        satisfied_by: vec![read.clone()],
+                        offers: Some(read()),
+                        satisfied_by: vec![read()],
                     });
                 }
             }
@@ -261,8 +261,8 @@ pub fn decide(call: Call<'_>, chat: &ChatView, settings: &Settings) -> Decision 
             }
         }
         // An "always" given after reading covers the tool's own question.
-        if keys.contains(&read) {
-            keys.retain(|k| *k != plain);
+        if keys.contains(&read()) {
+            keys.retain(|k| *k != plain());
         }
         Some(keys)
     } else {

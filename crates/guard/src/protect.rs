@@ -31,7 +31,10 @@ pub const KEY_PLACES: &[&str] = &[
 pub fn is_protected(path: &str, protected: &[String]) -> bool {
     protected.iter().any(|p| {
         let p = p.trim_end_matches('/');
-        !p.is_empty() && (path == p || path.starts_with(&format!("{p}/")))
+        !p.is_empty()
+            && path
+                .strip_prefix(p)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
     })
 }
 

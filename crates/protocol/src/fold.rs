@@ -4,7 +4,7 @@
 //! log grows pays only for the new events, and one that opens a chat pays one
 //! pass.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashSet};
 
 use crate::action::Action;
 use crate::body::{Answer, Body, ChatCreated, EndReason, MarkSource, Mode, Origin, Speaker};
@@ -22,6 +22,9 @@ pub struct Mark {
     /// For a download: the command of that call, started last before the
     /// mark (ids can repeat).
     pub command: Option<String>,
+    /// Whether it holds under this version's rules, judged when the mark is
+    /// folded (see [`Mark::judge`]).
+    held: bool,
 }
 
 impl Mark {
@@ -29,11 +32,20 @@ impl Mark {
     /// command are looked at again (the download rule changed on
     /// 2026-10-04); pages, apps, people and carried marks always hold. A
     /// command mark whose command can't be found holds.
-    pub fn holds(&self) -> bool {
-        match (&self.source, &self.command) {
+    ///
+    /// The rule can only change with Conch's version, and every process
+    /// folds a chat's log afresh when it opens it, so judging once per fold
+    /// is judging each time the marks are read, at a cost that doesn't grow
+    /// with every question.
+    fn judge(&mut self) {
+        self.held = match (&self.source, &self.command) {
             (MarkSource::Download, Some(command)) => crate::download::is_download(command),
             _ => true,
-        }
+        };
+    }
+
+    pub fn holds(&self) -> bool {
+        self.held
     }
 }
 
@@ -78,10 +90,14 @@ pub struct ChatView {
     pub marks: Vec<Mark>,
     /// Who other than the owner has written in the chat (name, and app).
     pub others: Vec<String>,
-    /// Words of the owner's own messages, for "word for word" checks.
-    owner_words: HashSet<String>,
-    /// Commands by call id, with the seq they were called at.
-    commands: HashMap<String, Vec<(u64, String)>>,
+    /// Addresses in the owner's own messages (without a trailing `/`), for
+    /// "word for word" checks; kept as 64-bit SipHash digests, so a long
+    /// chat's fold allocates nothing per message.
+    owner_words: HashSet<u64>,
+    /// The most recent commands: (seq, call id, the command if it could be a
+    /// download). A mark names a call that has just finished, so a short
+    /// memory is enough; a mark whose call has been forgotten holds.
+    commands: std::collections::VecDeque<(u64, u64, Option<Box<str>>)>,
     /// Marks from older logs that name no call, waiting for the next finish.
     unbound: Vec<usize>,
     last_message: u64,
@@ -91,6 +107,21 @@ pub struct ChatView {
 }
 
 const TITLE_CHARS: usize = 80;
+
+/// How many recent commands a fold remembers for binding marks to calls.
+const RECENT_COMMANDS: usize = 256;
+
+/// A cheap first look: the download rule can only match a command holding
+/// one of these (in any case).
+fn could_be_download(command: &str) -> bool {
+    let has = |needle: &[u8]| {
+        command
+            .as_bytes()
+            .windows(needle.len())
+            .any(|w| w.eq_ignore_ascii_case(needle))
+    };
+    has(b"://") || has(b"curl") || has(b"wget") || has(b"fetch")
+}
 
 impl ChatView {
     pub fn fold<'a>(events: impl IntoIterator<Item = &'a Event>) -> ChatView {
@@ -117,7 +148,7 @@ impl ChatView {
                         if self.title.is_none() {
                             self.title = Some(shorten(&message.text));
                         }
-                        self.owner_words.extend(words(&message.text));
+                        self.owner_words.extend(words(&message.text).map(digest));
                     }
                     Speaker::Person => {
                         let who = match (&message.name, &message.app) {
@@ -134,10 +165,14 @@ impl ChatView {
             }
             Body::ToolCalled(called) => {
                 if let Some(command) = called.input.get("command").and_then(|c| c.as_str()) {
+                    if self.commands.len() == RECENT_COMMANDS {
+                        self.commands.pop_front();
+                    }
+                    // Only a command that could be a download needs its text
+                    // kept; for the rest, "not a download" is the verdict.
+                    let kept = could_be_download(command).then(|| command.into());
                     self.commands
-                        .entry(called.call.clone())
-                        .or_default()
-                        .push((event.seq, command.to_owned()));
+                        .push_back((event.seq, digest(&called.call), kept));
                 }
             }
             Body::ToolFinished(finished) => {
@@ -145,6 +180,7 @@ impl ChatView {
                     let seq = self.marks[at].seq;
                     self.marks[at].command = self.command_before(&finished.call, seq);
                     self.marks[at].call = Some(finished.call.clone());
+                    self.marks[at].judge();
                 }
             }
             Body::Taint(taint) => {
@@ -152,13 +188,16 @@ impl ChatView {
                     .call
                     .as_deref()
                     .and_then(|c| self.command_before(c, event.seq));
-                self.marks.push(Mark {
+                let mut mark = Mark {
                     seq: event.seq,
                     source: taint.source,
                     what: taint.what.clone(),
                     call: taint.call.clone(),
                     command,
-                });
+                    held: true,
+                };
+                mark.judge();
+                self.marks.push(mark);
                 if taint.call.is_none() && taint.source == MarkSource::Download {
                     self.unbound.push(self.marks.len() - 1);
                 }
@@ -233,24 +272,29 @@ impl ChatView {
         !self.others.is_empty()
     }
 
-    /// Whether `text` appears word for word among the owner's own words.
-    pub fn owner_said(&self, text: &str) -> bool {
-        self.owner_words.contains(text) || self.owner_words.contains(text.trim_end_matches('/'))
+    /// Whether the address `url` appears word for word in the owner's own
+    /// messages (a trailing `/` aside).
+    pub fn owner_said(&self, url: &str) -> bool {
+        self.owner_words
+            .contains(&digest(url.trim_end_matches('/')))
     }
 
     fn command_before(&self, call: &str, seq: u64) -> Option<String> {
+        let call = digest(call);
         self.commands
-            .get(call)?
             .iter()
             .rev()
-            .find(|(at, _)| *at < seq)
-            .map(|(_, c)| c.clone())
+            .find(|(at, id, _)| *at < seq && *id == call)
+            .map(|(_, _, c)| c.as_deref().unwrap_or("").to_owned())
     }
 }
 
-/// A message's words, trimmed of the punctuation around them.
-fn words(text: &str) -> impl Iterator<Item = String> + '_ {
+/// The addresses in a message, trimmed of the punctuation around them and
+/// of a trailing `/`. Only addresses are kept: they are all "word for word"
+/// is asked about, and a long chat's fold stays cheap.
+fn words(text: &str) -> impl Iterator<Item = &str> + '_ {
     text.split_whitespace()
+        .filter(|w| w.contains("://"))
         .map(|w| {
             w.trim_matches(|c: char| {
                 matches!(
@@ -259,9 +303,19 @@ fn words(text: &str) -> impl Iterator<Item = String> + '_ {
                 )
             })
         })
-        .map(|w| w.trim_end_matches(['.', ':', '!', '?']))
-        .filter(|w| w.len() >= 3)
-        .flat_map(|w| [w.to_owned(), w.trim_end_matches('/').to_owned()])
+        .map(|w| {
+            w.trim_end_matches(['.', ':', '!', '?', ','])
+                .trim_end_matches('/')
+        })
+}
+
+/// SipHash of a string with fixed keys: the same in every process, so folds
+/// agree.
+fn digest(text: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut h);
+    h.finish()
 }
 
 fn shorten(text: &str) -> String {
