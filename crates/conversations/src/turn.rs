@@ -251,6 +251,7 @@ async fn permission(
             always,
             provenance,
             told,
+            after_reading: why.iter().any(|r| r.id().starts_with("after-reading.")),
         }))
         .await?;
     let answer = tokio::select! {

@@ -102,6 +102,7 @@ fn chat(events: u64, marks: u64, always: u64) -> Vec<Event> {
                     always: Some(vec![format!("tool{n}")]),
                     provenance: vec![],
                     told: None,
+                    after_reading: false,
                 }),
             );
             push(

@@ -243,6 +243,10 @@ pub struct PermissionRequested {
     /// was asked, not them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub told: Option<String>,
+    /// The question is asked because the chat read something (an
+    /// `after-reading` rule is among `why`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub after_reading: bool,
 }
 
 /// Where one part of a request (an address, a path, a word of a command)

@@ -417,6 +417,7 @@ mod tests {
                 always: always.map(|a| a.into_iter().map(String::from).collect()),
                 provenance: vec![],
                 told: None,
+                after_reading: false,
             }),
         )
     }

@@ -182,6 +182,7 @@ fn fold(spec: &ChatSpec) -> ChatView {
                 always: Some(vec![key.to_string()]),
                 provenance: vec![],
                 told: None,
+                after_reading: false,
             }),
         ));
         let seq = events.len() as u64 + 1;
