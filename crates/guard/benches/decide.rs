@@ -45,7 +45,7 @@ fn chat(events: u64, marks: u64, always: u64) -> Vec<Event> {
             }),
         );
         let call = format!("c{n}");
-        let command = if n % 3 == 0 {
+        let command = if n.is_multiple_of(3) {
             "curl -s https://api.example/data".to_string()
         } else {
             format!("cargo test item_{n}")
@@ -70,7 +70,7 @@ fn chat(events: u64, marks: u64, always: u64) -> Vec<Event> {
             }),
         );
         if made_marks < marks {
-            let (source, what) = if n % 3 == 0 {
+            let (source, what) = if n.is_multiple_of(3) {
                 (MarkSource::Download, "api.example")
             } else {
                 (MarkSource::Page, "news.example")
