@@ -5,6 +5,7 @@ mod keys;
 mod listen;
 mod providers;
 mod replay;
+mod seal_cmd;
 mod serve;
 mod setup;
 
@@ -47,6 +48,11 @@ enum Command {
     Chat(chat::ChatArgs),
     /// Run a scripted chat through the real guard and tools, and print every call's outcome.
     Replay(replay::ReplayArgs),
+    /// Sealed commands: check this computer, or run one command sealed.
+    Seal {
+        #[command(subcommand)]
+        command: seal_cmd::SealCommand,
+    },
 }
 
 /// A failure to report: one sentence, already in the user's words.
@@ -74,6 +80,7 @@ fn main() -> ExitCode {
             Command::Providers { command } => providers::run(&home, command),
             Command::Chat(args) => chat::run(&home, args),
             Command::Replay(_) => Ok(()),
+            Command::Seal { command } => seal_cmd::run(&home, command),
         }
     })();
     match result {

@@ -61,7 +61,9 @@ async fn serve(
         None => std::env::current_dir()?,
     };
     let (engine, engine_line) = pick_engine(&home, &settings)?;
+    let (seal, seal_line) = pick_seal(&home, &settings);
     let tools = Tools::new(ToolsConfig {
+        seal,
         searxng_url: settings.searxng_url.clone(),
         command: CommandConfig {
             timeout: Duration::from_secs(settings.command_timeout_secs.unwrap_or(120)),
@@ -102,6 +104,7 @@ async fn serve(
         writeln!(out, "Careful: {warning}")?;
     }
     writeln!(out, "{engine_line}")?;
+    writeln!(out, "{seal_line}")?;
     if !gateway::auth::password::is_set(home.root()) {
         let token = state.auth.setup.issue().map_err(|_| {
             Failure("This computer gave Conch no randomness for the setup link.".into())
@@ -131,6 +134,42 @@ async fn serve(
         () = grace => {}
     }
     Ok(())
+}
+
+/// Sealing for commands, when it's on and this computer can; and the line
+/// that says how commands will run.
+fn pick_seal(home: &Home, settings: &Settings) -> (Option<Arc<seal::Sealed>>, String) {
+    if !settings.safety.sealed_commands {
+        return (
+            None,
+            "Seal commands is off (Settings → Safety): every command runs with your full access and asks first.".to_owned(),
+        );
+    }
+    match seal::sandbox_support() {
+        seal::Support::Ready => match seal::Sealed::new(home.root()) {
+            Ok(s) => (
+                Some(Arc::new(s)),
+                "Commands run sealed (bubblewrap).".to_owned(),
+            ),
+            Err(e) => (
+                None,
+                format!("Commands can't be sealed: {e} Every command will ask first."),
+            ),
+        },
+        support => {
+            let mut line = match &support {
+                seal::Support::Unavailable { problem } => problem.sentence(),
+                seal::Support::Ready => String::new(),
+            };
+            line.push_str(" Every command will run with your full access and ask first.");
+            if let Some(fix) = crate::seal_cmd::fix_line(&support) {
+                line.push_str(&format!(
+                    " To seal them, type this line in a terminal:\n\n  {fix}\n"
+                ));
+            }
+            (None, line)
+        }
+    }
 }
 
 /// The engine turns run on, and the line that says which.

@@ -500,3 +500,48 @@ fn conch_chat_without_a_gateway_says_so() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn a_sealed_command_reaches_the_gateway_only_to_be_refused_without_sign_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    conch(
+        &home,
+        &["setup", "--password-stdin"],
+        Some("a long enough one"),
+    );
+    let s = serve(&home);
+    let port = s.url.rsplit(':').next().unwrap().to_owned();
+    let probe = format!(
+        "exec 3<>/dev/tcp/127.0.0.1/{port}; printf 'GET /api/chats HTTP/1.0\\r\\nHost: 127.0.0.1\\r\\n\\r\\n' >&3; head -1 <&3"
+    );
+    let out = conch(
+        &home,
+        &[
+            "seal",
+            "run",
+            "--work",
+            dir.path().to_str().unwrap(),
+            "--",
+            &probe,
+        ],
+        None,
+    );
+    assert!(
+        text(&out.stdout).starts_with("HTTP/1.0 401")
+            || text(&out.stdout).starts_with("HTTP/1.1 401"),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn seal_check_says_what_this_computer_can_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = conch(dir.path(), &["seal", "check", "--json"], None);
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["ready"].is_boolean());
+    assert!(v["sentence"].as_str().unwrap().starts_with("Commands"));
+}

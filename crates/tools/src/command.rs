@@ -2,9 +2,11 @@
 //! group, with its output captured up to a limit, a timeout, and Stop.
 //!
 //! When the command ends, is stopped or times out, the whole group is
-//! killed: background jobs it started end with it (a process that left the
-//! group with `setsid` is beyond reach, and a documented limit). Output is
-//! kept from the start and from the end, with what was left out counted.
+//! killed: background jobs it started end with it. Unsealed, a process that
+//! left the group with `setsid` is beyond reach (a documented limit); sealed,
+//! the box has its own process namespace, which ends with bubblewrap, so
+//! nothing it started survives. Output is kept from the start and from the
+//! end, with what was left out counted.
 
 use std::path::Path;
 use std::process::Stdio;
@@ -110,19 +112,42 @@ enum End {
     Stopped,
 }
 
-pub async fn run(command: &str, work: &Path, config: &CommandConfig, cancel: &Cancel) -> Outcome {
+/// Runs `command`: in the box when `seal` is given, else with the person's
+/// own access.
+pub async fn run(
+    command: &str,
+    work: &Path,
+    config: &CommandConfig,
+    cancel: &Cancel,
+    seal: Option<&seal::Sealed>,
+) -> Outcome {
     let started = Instant::now();
-    let mut child = match tokio::process::Command::new(shell())
-        .arg("-c")
-        .arg(command)
-        .current_dir(work)
+    let sealed = match seal.map(|s| s.command(work, command)).transpose() {
+        Ok(s) => s,
+        Err(e) => return Outcome::failed(format!("The command wasn't run: {e}")),
+    };
+    let (mut cmd, filter) = match &sealed {
+        Some(s) => match s.std_command() {
+            Ok((std_cmd, pipe)) => (tokio::process::Command::from(std_cmd), Some(pipe)),
+            Err(e) => return Outcome::failed(format!("The command wasn't run: {e}")),
+        },
+        None => {
+            let mut c = tokio::process::Command::new(shell());
+            c.arg("-c").arg(command).current_dir(work);
+            (c, None)
+        }
+    };
+    let spawned = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(true)
-        .spawn()
-    {
+        .spawn();
+    if let Some(pipe) = filter {
+        pipe.close();
+    }
+    let mut child = match spawned {
         Ok(c) => c,
         Err(e) => return Outcome::failed(format!("The command couldn't start: {e}.")),
     };
@@ -161,6 +186,9 @@ pub async fn run(command: &str, work: &Path, config: &CommandConfig, cancel: &Ca
     };
     let stdout = collect(out).await.unwrap_or_else(|| Capture::new(0));
     let stderr = collect(err).await.unwrap_or_else(|| Capture::new(0));
+    if let Some(s) = &sealed {
+        s.cleanup();
+    }
 
     let mut text = stdout.text();
     let errors = stderr.text();
@@ -214,7 +242,7 @@ pub async fn run(command: &str, work: &Path, config: &CommandConfig, cancel: &Ca
             "durationMs": started.elapsed().as_millis() as u64,
             "stdoutBytes": stdout.total,
             "stderrBytes": stderr.total,
-            "sealed": false,
+            "sealed": sealed.is_some(),
         })),
     }
 }

@@ -32,6 +32,9 @@ pub struct ToolsConfig {
     pub searxng_url: Option<String>,
     pub command: CommandConfig,
     pub fetch: FetchConfig,
+    /// Sealing, when this computer can and Safety → Seal commands is on:
+    /// every command runs in the box unless it asks to leave it.
+    pub seal: Option<std::sync::Arc<seal::Sealed>>,
 }
 
 /// The standard tools.
@@ -47,9 +50,9 @@ impl Tools {
         Tools {
             classifier: classify::Classifier {
                 search: config.searxng_url.is_some(),
-                // Sealed commands arrive with the seal crate; until then every
-                // command runs unsealed, and asks as ADR 0028 says.
-                sealing: false,
+                // Where commands can't be sealed, every command runs unsealed
+                // and asks as ADR 0028 ("And commands everywhere") says.
+                sealing: config.seal.is_some(),
             },
             fetcher: fetch::Fetcher::new(config.fetch.clone()),
             search_client: reqwest::Client::builder()
@@ -125,8 +128,18 @@ impl ToolBox for Tools {
                     }
                     None => Outcome::failed(no_such_tool("web_search")),
                 },
-                ("run_command", Action::Command { command, .. }) => {
-                    command::run(command, &ctx.work, &self.config.command, &ctx.cancel).await
+                (
+                    "run_command",
+                    Action::Command {
+                        command, unsealed, ..
+                    },
+                ) => {
+                    let seal = if *unsealed {
+                        None
+                    } else {
+                        self.config.seal.as_deref()
+                    };
+                    command::run(command, &ctx.work, &self.config.command, &ctx.cancel, seal).await
                 }
                 (name, _) => Outcome::failed(no_such_tool(name)),
             }

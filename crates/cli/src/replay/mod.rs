@@ -103,8 +103,20 @@ async fn drive(scenario: Scenario, keep: Option<&Path>) -> Result<Value, Failure
         .iter()
         .map(|i| (i.name.clone(), i.read_only))
         .collect();
+    let seal = if scenario.sealed {
+        if let seal::Support::Unavailable { problem } = seal::sandbox_support() {
+            return Err(Failure(format!(
+                "The scenario runs sealed, but {}",
+                problem.sentence()
+            )));
+        }
+        Some(Arc::new(seal::Sealed::new(home.root())?))
+    } else {
+        None
+    };
     let toolbox = Arc::new(integrations::ReplayTools {
         inner: Tools::new(ToolsConfig {
+            seal,
             fetch: FetchConfig {
                 proxy: Some(proxy),
                 timeout: Duration::from_secs(10),

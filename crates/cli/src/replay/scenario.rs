@@ -27,6 +27,10 @@ pub struct Scenario {
     /// Safety preferences, as in settings.json `safety`.
     #[serde(default)]
     pub safety: conversations::Safety,
+    /// Run commands sealed (default false, so outcomes are the same on every
+    /// computer); true needs bubblewrap.
+    #[serde(default)]
+    pub sealed: bool,
     pub steps: Vec<Step>,
     /// What a test expects; replay itself ignores it.
     #[serde(default, rename = "expect")]

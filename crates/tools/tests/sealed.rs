@@ -1,0 +1,181 @@
+//! run_command in the box: keys out of reach, and nothing left running
+//! after a timeout, a Stop, or the end.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use protocol::Action;
+use serde_json::json;
+use tools::{Cancel, CommandConfig, RunContext, ToolBox, ToolCall, Tools, ToolsConfig};
+
+struct World {
+    _dir: tempfile::TempDir,
+    home: PathBuf,
+    work: PathBuf,
+    tools: Tools,
+}
+
+fn world(timeout: Duration) -> World {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let home = root.join("home");
+    let work = home.join("project");
+    std::fs::create_dir_all(home.join(".ssh")).unwrap();
+    std::fs::write(home.join(".ssh/id_ed25519"), "SECRET-KEY\n").unwrap();
+    std::fs::create_dir_all(&work).unwrap();
+    let mut sealed = seal::Sealed::new(&root.join("conch")).unwrap();
+    sealed.person_home = Some(home.clone());
+    let tools = Tools::new(ToolsConfig {
+        command: CommandConfig {
+            timeout,
+            max_output: 64 * 1024,
+        },
+        seal: Some(Arc::new(sealed)),
+        ..ToolsConfig::default()
+    });
+    World {
+        _dir: dir,
+        home,
+        work,
+        tools,
+    }
+}
+
+async fn run(w: &World, input: serde_json::Value, cancel: Cancel) -> (Action, tools::Outcome) {
+    let call = ToolCall {
+        id: "c".into(),
+        name: "run_command".into(),
+        input,
+    };
+    let action = w.tools.classify(&call, &w.work).unwrap();
+    let ctx = RunContext {
+        work: w.work.clone(),
+        cancel,
+    };
+    let out = w.tools.run(&call, &action, &ctx).await;
+    (action, out)
+}
+
+/// Whether any process on this computer has `marker` in its command line.
+fn running(marker: &str) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(3);
+    loop {
+        let found = std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(Result::ok)
+            .any(|e| {
+                let cmdline = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+                let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
+                String::from_utf8_lossy(&cmdline).contains(marker)
+                    && stat.split_whitespace().nth(2) != Some("Z")
+            });
+        if !found || Instant::now() > deadline {
+            return found;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn key_of(home: &Path) -> String {
+    home.join(".ssh/id_ed25519").display().to_string()
+}
+
+#[tokio::test]
+async fn commands_are_sealed_unless_they_ask_to_leave() {
+    let w = world(Duration::from_secs(30));
+    let (action, out) = run(
+        &w,
+        json!({ "command": format!("cat {}; echo done", key_of(&w.home)) }),
+        Cancel::default(),
+    )
+    .await;
+    assert!(matches!(
+        action,
+        Action::Command {
+            unsealed: false,
+            leaves_box: false,
+            ..
+        }
+    ));
+    assert!(!out.output.contains("SECRET-KEY"), "{}", out.output);
+    assert_eq!(out.detail.as_ref().unwrap()["sealed"], true);
+    let (action, out) = run(
+        &w,
+        json!({ "command": format!("cat {}", key_of(&w.home)), "dangerouslyDisableSandbox": true }),
+        Cancel::default(),
+    )
+    .await;
+    assert!(matches!(
+        action,
+        Action::Command {
+            unsealed: true,
+            leaves_box: true,
+            ..
+        }
+    ));
+    assert!(
+        out.output.contains("SECRET-KEY"),
+        "out of the box it runs with the person's access"
+    );
+    assert_eq!(out.detail.unwrap()["sealed"], false);
+}
+
+#[tokio::test]
+async fn a_timeout_leaves_nothing_behind() {
+    let w = world(Duration::from_millis(700));
+    let marker = format!("300.{}1", std::process::id());
+    let started = Instant::now();
+    let (_, out) = run(
+        &w,
+        json!({ "command": format!("sleep {marker} & sleep {marker}") }),
+        Cancel::default(),
+    )
+    .await;
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(out.output.contains("timed out"), "{}", out.output);
+    assert!(!running(&marker), "a sealed sleep survived");
+}
+
+#[tokio::test]
+async fn stop_leaves_nothing_behind() {
+    let w = world(Duration::from_secs(60));
+    let marker = format!("300.{}2", std::process::id());
+    let cancel = Cancel::default();
+    let stopper = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        stopper.cancel();
+    });
+    let (_, out) = run(
+        &w,
+        json!({ "command": format!("(setsid sleep {marker} &); sleep {marker}") }),
+        cancel,
+    )
+    .await;
+    assert!(
+        out.output.contains("stopped by the owner"),
+        "{}",
+        out.output
+    );
+    assert!(
+        !running(&marker),
+        "a sealed sleep survived, even one that left its group"
+    );
+}
+
+#[tokio::test]
+async fn background_jobs_end_with_the_command() {
+    let w = world(Duration::from_secs(60));
+    let marker = format!("300.{}3", std::process::id());
+    let started = Instant::now();
+    let (_, out) = run(
+        &w,
+        json!({ "command": format!("nohup sleep {marker} >/dev/null 2>&1 & echo started") }),
+        Cancel::default(),
+    )
+    .await;
+    assert!(out.ok, "{}", out.output);
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(!running(&marker));
+}
