@@ -19,9 +19,24 @@ struct World {
     sealed: Sealed,
 }
 
+/// A place for the test's "home" outside every folder the box makes
+/// writable (temp is; a person's home isn't), wherever the repository is.
+fn base() -> PathBuf {
+    let temps: Vec<PathBuf> = ["/tmp".into(), std::env::var_os("TMPDIR").map(PathBuf::from).unwrap_or_default()]
+        .into_iter()
+        .filter(|p: &PathBuf| !p.as_os_str().is_empty())
+        .filter_map(|p| p.canonicalize().ok())
+        .collect();
+    let candidates = [PathBuf::from(env!("CARGO_TARGET_TMPDIR")), PathBuf::from("/var/tmp"), std::env::var_os("HOME").map(PathBuf::from).unwrap_or_default()];
+    candidates
+        .into_iter()
+        .filter_map(|c| c.canonicalize().ok())
+        .find(|c| !temps.iter().any(|t| c.starts_with(t)) && tempfile::tempdir_in(c).is_ok())
+        .expect("a folder outside temp for the test's home")
+}
+
 fn world() -> World {
-    // Not under /tmp: temp is writable in the box, a person's home isn't.
-    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let dir = tempfile::tempdir_in(base()).unwrap();
     let root = dir.path().canonicalize().unwrap();
     let home = root.join("home");
     let work = home.join("project");
