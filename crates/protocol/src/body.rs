@@ -166,6 +166,7 @@ pub enum Body {
     PermissionAnswered(PermissionAnswered),
     PermissionEnded(PermissionEnded),
     Taint(Taint),
+    SkillUsed(crate::skill::SkillUsed),
     /// A type this version doesn't know, or a known type whose fields it can't
     /// read. The line stays in the log as it was; folds skip it.
     Unknown {
@@ -189,6 +190,7 @@ impl Body {
             Body::PermissionAnswered(_) => "permission.answered",
             Body::PermissionEnded(_) => "permission.ended",
             Body::Taint(_) => "taint",
+            Body::SkillUsed(_) => "skill.used",
             Body::Unknown { kind } => kind,
         }
     }

@@ -13,6 +13,7 @@ mod event;
 mod fold;
 mod line;
 mod line_fast;
+mod skill;
 mod time;
 mod tool_spec;
 
@@ -26,5 +27,6 @@ pub use download::{is_download, was_download_before_2026_10_04};
 pub use event::Event;
 pub use fold::{ChatView, Mark, OpenTurn, PendingAsk};
 pub use line::LineError;
+pub use skill::{FileAccess, SkillBy, SkillPermissions, SkillUsed, WebAccess};
 pub use time::{format_rfc3339, parse_rfc3339};
 pub use tool_spec::ToolSpec;

@@ -80,6 +80,7 @@ impl Event {
             "permission.answered" => body_of(line, Body::PermissionAnswered, kind),
             "permission.ended" => body_of(line, Body::PermissionEnded, kind),
             "taint" => body_of(line, Body::Taint, kind),
+            "skill.used" => body_of(line, Body::SkillUsed, kind),
             other => Body::Unknown {
                 kind: other.to_owned(),
             },
@@ -108,6 +109,7 @@ impl Event {
             Body::PermissionAnswered(b) => object_fields(b),
             Body::PermissionEnded(b) => object_fields(b),
             Body::Taint(b) => object_fields(b),
+            Body::SkillUsed(b) => object_fields(b),
             Body::Unknown { .. } => String::new(),
         };
         let mut line = String::with_capacity(64 + fields.len());

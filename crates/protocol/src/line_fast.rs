@@ -147,6 +147,7 @@ impl<'de> Visitor<'de> for EventVisitor {
             "permission.answered" => body(&mut map, e, Body::PermissionAnswered)?,
             "permission.ended" => body(&mut map, e, Body::PermissionEnded)?,
             "taint" => body(&mut map, e, Body::Taint)?,
+            "skill.used" => body(&mut map, e, Body::SkillUsed)?,
             _ => {
                 while map.next_key::<IgnoredAny>()?.is_some() {
                     map.next_value::<IgnoredAny>()?;

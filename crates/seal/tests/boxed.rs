@@ -22,12 +22,23 @@ struct World {
 /// A place for the test's "home" outside every folder the box makes
 /// writable (temp is; a person's home isn't), wherever the repository is.
 fn base() -> PathBuf {
-    let temps: Vec<PathBuf> = ["/tmp".into(), std::env::var_os("TMPDIR").map(PathBuf::from).unwrap_or_default()]
-        .into_iter()
-        .filter(|p: &PathBuf| !p.as_os_str().is_empty())
-        .filter_map(|p| p.canonicalize().ok())
-        .collect();
-    let candidates = [PathBuf::from(env!("CARGO_TARGET_TMPDIR")), PathBuf::from("/var/tmp"), std::env::var_os("HOME").map(PathBuf::from).unwrap_or_default()];
+    let temps: Vec<PathBuf> = [
+        "/tmp".into(),
+        std::env::var_os("TMPDIR")
+            .map(PathBuf::from)
+            .unwrap_or_default(),
+    ]
+    .into_iter()
+    .filter(|p: &PathBuf| !p.as_os_str().is_empty())
+    .filter_map(|p| p.canonicalize().ok())
+    .collect();
+    let candidates = [
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")),
+        PathBuf::from("/var/tmp"),
+        std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .unwrap_or_default(),
+    ];
     candidates
         .into_iter()
         .filter_map(|c| c.canonicalize().ok())

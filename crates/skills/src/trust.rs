@@ -1,0 +1,92 @@
+//! `skills.trust.json`: what a person said about skills. Acknowledged
+//! fingerprints (a dangerous skill a person looked at and turned on anyway,
+//! for exactly that version), pins (another app's skill, turned on at a
+//! fingerprint), skills turned off, and (later) trusted signing keys.
+//!
+//! A damaged file turns nothing on: it reads as empty, and the next change
+//! says so rather than silently replacing it.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+pub const TRUST_FILE: &str = "skills.trust.json";
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Trust {
+    /// Skill id → the fingerprint a person acknowledged after review.
+    #[serde(default)]
+    pub acknowledged: BTreeMap<String, String>,
+    /// Another app's skill id → the fingerprint it was turned on at.
+    #[serde(default)]
+    pub pins: BTreeMap<String, String>,
+    /// Conch's own skills a person turned off.
+    #[serde(default)]
+    pub disabled: BTreeSet<String>,
+    /// Everything else (signing keys, later), kept as it is.
+    #[serde(flatten)]
+    pub other: serde_json::Map<String, serde_json::Value>,
+}
+
+#[derive(Debug)]
+pub enum TrustError {
+    Damaged(PathBuf, String),
+    Io(PathBuf, std::io::Error),
+}
+
+impl std::fmt::Display for TrustError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TrustError::Damaged(p, why) => write!(
+                f,
+                "{} is damaged ({why}), so no other app's skill and no reviewed dangerous skill is on. Fix it or move it aside.",
+                p.display()
+            ),
+            TrustError::Io(p, e) => write!(f, "Conch couldn't read or save {}: {e}.", p.display()),
+        }
+    }
+}
+
+impl std::error::Error for TrustError {}
+
+impl Trust {
+    pub fn load(conch_home: &Path) -> Result<Trust, TrustError> {
+        let path = conch_home.join(TRUST_FILE);
+        match std::fs::read(&path) {
+            Ok(bytes) => {
+                serde_json::from_slice(&bytes).map_err(|e| TrustError::Damaged(path, e.to_string()))
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Trust::default()),
+            Err(e) => Err(TrustError::Io(path, e)),
+        }
+    }
+
+    pub fn save(&self, conch_home: &Path) -> Result<(), TrustError> {
+        let path = conch_home.join(TRUST_FILE);
+        let text = serde_json::to_string_pretty(self).unwrap_or_else(|_| "{}".into());
+        write_private(&path, text.as_bytes()).map_err(|e| TrustError::Io(path, e))
+    }
+}
+
+/// Atomic, 0600 (temp file, fsync, rename, fsync the folder).
+fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)?;
+    let temp = dir.join(format!(".{}.tmp{}", TRUST_FILE, std::process::id()));
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(&temp)?;
+    f.write_all(bytes)?;
+    f.sync_all()?;
+    std::fs::rename(&temp, path)?;
+    std::fs::File::open(dir)?.sync_all()
+}
