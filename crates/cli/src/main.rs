@@ -8,6 +8,7 @@ mod replay;
 mod seal_cmd;
 mod serve;
 mod setup;
+mod skills_cmd;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -48,6 +49,11 @@ enum Command {
     Chat(chat::ChatArgs),
     /// Run a scripted chat through the real guard and tools, and print every call's outcome.
     Replay(replay::ReplayArgs),
+    /// Skills: list, scan, review, turn on and off.
+    Skills {
+        #[command(subcommand)]
+        command: skills_cmd::SkillsCommand,
+    },
     /// Sealed commands: check this computer, or run one command sealed.
     Seal {
         #[command(subcommand)]
@@ -81,6 +87,7 @@ fn main() -> ExitCode {
             Command::Chat(args) => chat::run(&home, args),
             Command::Replay(_) => Ok(()),
             Command::Seal { command } => seal_cmd::run(&home, command),
+            Command::Skills { command } => skills_cmd::run(&home, command),
         }
     })();
     match result {

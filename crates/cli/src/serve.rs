@@ -62,8 +62,13 @@ async fn serve(
     };
     let (engine, engine_line) = pick_engine(&home, &settings)?;
     let (seal, seal_line) = pick_seal(&home, &settings);
+    let catalog = Arc::new(skills::Catalog {
+        project: Some(default_work.clone()),
+        ..skills::Catalog::new(home.root())
+    });
     let tools = Tools::new(ToolsConfig {
         seal,
+        skills: Some(catalog.clone()),
         searxng_url: settings.searxng_url.clone(),
         command: CommandConfig {
             timeout: Duration::from_secs(settings.command_timeout_secs.unwrap_or(120)),
@@ -88,6 +93,7 @@ async fn serve(
                     .unwrap_or_else(|| "the owner".to_owned()),
                 ..GuardConfig::usual(&home)
             },
+            skills: Some(catalog),
         },
     );
     let mut names = settings.allowed_hosts.clone();

@@ -64,6 +64,7 @@ async fn measure(durability: Durability) -> Vec<f64> {
             default_mode: Mode::Full,
             policies: Default::default(),
             guard: Default::default(),
+            skills: None,
         },
     );
     let chat = chats.create(NewChat::default()).await.unwrap();

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use engines::Engine;
-use protocol::{Body, Event, Message, Mode, Speaker};
+use protocol::{Body, Event, Message, Mode, SkillBy, Speaker};
 use tools::{Cancel, ToolBox};
 
 use crate::broker::Waiters;
@@ -26,6 +26,7 @@ pub struct Chat {
     pub(crate) tools: Arc<dyn ToolBox>,
     /// The guard's settings for this chat, but for the mode (read per call).
     pub(crate) policies: Arc<guard::Settings>,
+    pub(crate) skills: Option<Arc<skills::Catalog>>,
     running: Mutex<bool>,
     /// Stop for the turn running now.
     pub(crate) current: Mutex<Option<Cancel>>,
@@ -51,6 +52,7 @@ impl Chat {
         engine: Arc<dyn Engine>,
         tools: Arc<dyn ToolBox>,
         policies: Arc<guard::Settings>,
+        skills: Option<Arc<skills::Catalog>>,
     ) -> Chat {
         Chat {
             id,
@@ -59,6 +61,7 @@ impl Chat {
             engine,
             tools,
             policies,
+            skills,
             running: Mutex::new(false),
             current: Mutex::new(None),
             waiters: Waiters::default(),
@@ -87,12 +90,55 @@ impl Chat {
         }
     }
 
-    /// The owner writes; a turn runs for it.
+    /// The owner writes; a turn runs for it. A message that starts with
+    /// `/name` of a skill that is on brings the skill's instructions in
+    /// (`skill.used`, typed); one that is off is refused with why, and
+    /// nothing is written.
     pub async fn post(self: &Arc<Self>, text: &str) -> Result<Posted, ChatError> {
-        self.post_as(Speaker::Owner, text, None, None).await
+        let typed = self.typed_skill(text)?;
+        let posted = self.post_quietly(Speaker::Owner, text, None, None).await?;
+        if let Some(skill) = typed {
+            self.log
+                .append(Body::SkillUsed(crate::skill_use::used(
+                    &skill,
+                    SkillBy::Typed,
+                )))
+                .await?;
+        }
+        self.kick();
+        Ok(posted)
+    }
+
+    fn typed_skill(&self, text: &str) -> Result<Option<skills::Skill>, ChatError> {
+        let (Some(catalog), Some(rest)) = (&self.skills, text.trim_start().strip_prefix('/'))
+        else {
+            return Ok(None);
+        };
+        let name = rest.split_whitespace().next().unwrap_or("");
+        if name.is_empty() || name.contains('/') {
+            return Ok(None);
+        }
+        match catalog.usable(name) {
+            Ok(skill) => Ok(Some(skill)),
+            Err(skills::SkillError::NotFound(_)) => Ok(None),
+            Err(e) => Err(ChatError::Skill(e.to_string())),
+        }
     }
 
     pub async fn post_as(
+        self: &Arc<Self>,
+        from: Speaker,
+        text: &str,
+        name: Option<String>,
+        app: Option<String>,
+    ) -> Result<Posted, ChatError> {
+        let posted = self.post_quietly(from, text, name, app).await?;
+        self.kick();
+        Ok(posted)
+    }
+
+    /// Writes the message (and a person's mark) without starting a turn.
+    async fn post_quietly(
         self: &Arc<Self>,
         from: Speaker,
         text: &str,
@@ -125,7 +171,6 @@ impl Chat {
         if from == Speaker::Person {
             self.mark(protocol::MarkSource::Person, who, None).await?;
         }
-        self.kick();
         Ok(Posted { event, queued })
     }
 

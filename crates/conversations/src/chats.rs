@@ -30,6 +30,8 @@ pub struct ChatsConfig {
     /// What the guard is told besides the mode and policies: the Safety
     /// preference, what is protected, the owner's name.
     pub guard: GuardConfig,
+    /// Skills the owner can type as /name (and the assistant can load).
+    pub skills: Option<Arc<skills::Catalog>>,
 }
 
 /// `Default`: checking on, nothing protected (for tests); `usual` is what
@@ -123,6 +125,10 @@ impl Chats {
         &self.home
     }
 
+    pub fn skills(&self) -> Option<&Arc<skills::Catalog>> {
+        self.config.skills.as_ref()
+    }
+
     pub fn engine_name(&self) -> &str {
         self.engine.name()
     }
@@ -150,6 +156,7 @@ impl Chats {
             self.engine.clone(),
             self.tools.clone(),
             self.policies.clone(),
+            self.config.skills.clone(),
         ));
         self.lock_open().insert(id, chat.clone());
         Ok(chat)
@@ -200,6 +207,7 @@ impl Chats {
             self.engine.clone(),
             self.tools.clone(),
             self.policies.clone(),
+            self.config.skills.clone(),
         ));
         open.insert(id.to_owned(), chat.clone());
         Ok(chat)

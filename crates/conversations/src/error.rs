@@ -17,6 +17,8 @@ pub enum ChatError {
     },
     /// An answer to a question that isn't waiting.
     NotWaiting(String),
+    /// A `/name` for a skill that is off, in a sentence.
+    Skill(String),
     Log(LogError),
 }
 
@@ -43,6 +45,7 @@ impl std::fmt::Display for ChatError {
                 f,
                 "The question \"{ask}\" isn't waiting any more: it was answered, or its turn ended."
             ),
+            ChatError::Skill(s) => f.write_str(s),
             ChatError::Log(e) => e.fmt(f),
         }
     }

@@ -11,6 +11,7 @@ pub mod private_file;
 mod prompt;
 pub mod secrets;
 pub mod settings;
+mod skill_use;
 mod transcript;
 mod turn;
 

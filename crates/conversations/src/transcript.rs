@@ -27,6 +27,10 @@ pub fn items(events: &[Event]) -> Vec<Item> {
                 },
             }),
             Body::Reply(r) => items.push(Item::Assistant(r.text.clone())),
+            Body::SkillUsed(s) => items.push(Item::Other {
+                label: format!("the {} skill's instructions", s.skill),
+                text: s.instructions.clone(),
+            }),
             Body::ToolCalled(c) => items.push(Item::ToolUse {
                 id: c.call.clone(),
                 name: c.tool.clone(),

@@ -78,13 +78,27 @@ async fn run_with(chat: &Arc<Chat>, cancel: &Cancel) -> Result<(), LogError> {
 }
 
 async fn steps(chat: &Arc<Chat>, turn: u64, cancel: &Cancel) -> Result<(), TurnError> {
+    // The skills on offer, read once a turn (reading scans every skill).
+    let skills_offered: Vec<(String, String)> = match &chat.skills {
+        Some(catalog) => {
+            let catalog = catalog.clone();
+            tokio::task::spawn_blocking(move || catalog.list().unwrap_or_default())
+                .await
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|s| s.is_on())
+                .map(|s| (s.name, s.description))
+                .collect()
+        }
+        None => Vec::new(),
+    };
     for _ in 0..MAX_STEPS {
         if cancel.is_cancelled() {
             return Err(TurnError::Stopped);
         }
         let events = chat.log.events_after(0)?;
         let request = StepRequest {
-            system: crate::prompt::system(&chat.work),
+            system: crate::prompt::system(&chat.work, &skills_offered),
             items: transcript::items(&events),
             tools: chat.tools.specs(),
         };
@@ -181,7 +195,19 @@ async fn one_call(
     };
     let outcome = chat.tools.run(&call, &action, &ctx).await;
     let mark = guard::mark_for(&action, outcome.detail.as_ref());
+    let loaded = outcome
+        .ok
+        .then(|| {
+            outcome
+                .detail
+                .as_ref()
+                .and_then(crate::skill_use::from_detail)
+        })
+        .flatten();
     chat.log.append(finish(outcome)).await?;
+    if let Some(used) = loaded {
+        chat.log.append(Body::SkillUsed(used)).await?;
+    }
     if let Some((source, what)) = mark {
         chat.mark(source, what, Some(call.id.clone())).await?;
     }

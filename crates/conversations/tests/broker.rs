@@ -28,6 +28,7 @@ fn chats_at(
             default_mode: Mode::Ask,
             policies: policies.iter().map(|(t, p)| (t.to_string(), *p)).collect(),
             guard: Default::default(),
+            skills: None,
         },
     )
 }

@@ -215,6 +215,7 @@ async fn chat_with(kind: ProviderKind, base: &str, dir: &std::path::Path) -> Arc
             default_mode: Mode::Full,
             policies: Default::default(),
             guard: Default::default(),
+            skills: None,
         },
     );
     chats.create(NewChat::default()).await.unwrap()

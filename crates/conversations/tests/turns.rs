@@ -20,6 +20,7 @@ fn chats(engine: Arc<dyn Engine>) -> (tempfile::TempDir, Arc<Chats>) {
             default_mode: protocol::Mode::Ask,
             policies: Default::default(),
             guard: Default::default(),
+            skills: None,
         },
     );
     (dir, chats)
@@ -205,6 +206,7 @@ async fn a_turn_cut_off_by_a_restart_is_ended_when_the_chat_opens() {
                 default_mode: protocol::Mode::Ask,
                 policies: Default::default(),
                 guard: Default::default(),
+                skills: None,
             },
         )
     };

@@ -42,6 +42,7 @@ impl From<ChatError> for ApiError {
             ChatError::Work { .. } | ChatError::EmptyMessage => StatusCode::BAD_REQUEST,
             ChatError::MessageTooLong { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             ChatError::NotWaiting(_) => StatusCode::CONFLICT,
+            ChatError::Skill(_) => StatusCode::CONFLICT,
             ChatError::Log(LogError::Busy(_)) => StatusCode::CONFLICT,
             ChatError::Log(_) => StatusCode::INTERNAL_SERVER_ERROR,
         };

@@ -41,6 +41,10 @@ pub fn router(state: AppState) -> Router {
         )
         .route("/api/chats/{id}/mode", post(routes::turns::set_mode))
         .route("/api/chats/{id}/stop", post(routes::turns::stop))
+        .route("/api/skills", get(routes::skills::list))
+        .route("/api/skills/{id}", get(routes::skills::show))
+        .route("/api/skills/{id}/enable", post(routes::skills::enable))
+        .route("/api/skills/{id}/disable", post(routes::skills::disable))
         .route(
             "/api/keys",
             get(routes::keys::list).post(routes::keys::create),

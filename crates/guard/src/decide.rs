@@ -80,7 +80,10 @@ impl Decision {
 /// Whether the call only reads.
 fn reads_only(action: &Action) -> bool {
     match action {
-        Action::LookAround { .. } | Action::PageRead { .. } | Action::Search { .. } => true,
+        Action::LookAround { .. }
+        | Action::PageRead { .. }
+        | Action::Search { .. }
+        | Action::UseSkill { .. } => true,
         Action::Integration { read_only, .. } => *read_only,
         Action::FileChange { .. } | Action::Command { .. } | Action::FetchSends { .. } => false,
     }

@@ -28,6 +28,7 @@ pub fn question(tool: &str, action: &Action) -> String {
         Action::PageRead { url, .. } => format!("Can I open {url}?"),
         Action::Search { query } => format!("Can I search the web for \"{query}\"?"),
         Action::LookAround { .. } => format!("Can I use {tool}?"),
+        Action::UseSkill { skill } => format!("Can I use the {skill} skill?"),
     }
 }
 

@@ -31,6 +31,8 @@ pub enum Action {
     FetchSends { url: String, host: String },
     /// A tool of an app the owner connected.
     Integration { tool: String, read_only: bool },
+    /// Loading a skill's instructions (or one of its files) into the chat.
+    UseSkill { skill: String },
 }
 
 impl Action {
@@ -48,6 +50,7 @@ impl Action {
             Action::Search { query } => format!("search the web for \"{query}\""),
             Action::FetchSends { url, .. } => format!("send a request to {url}"),
             Action::Integration { tool, .. } => format!("use {tool}"),
+            Action::UseSkill { skill } => format!("use the {skill} skill"),
         }
     }
 }

@@ -87,8 +87,18 @@ pub fn page_url(text: &str) -> Result<reqwest::Url, String> {
     Ok(url)
 }
 
+#[derive(Deserialize)]
+pub struct SkillInput {
+    pub name: String,
+    #[serde(default)]
+    pub file: Option<String>,
+}
+
+pub const TAKES_SKILL: &str = "{\"name\": \"…\", \"file\"?: \"…\"}";
+
 pub struct Classifier {
     pub search: bool,
+    pub skills: bool,
     /// Whether commands can run sealed here.
     pub sealing: bool,
 }
@@ -150,6 +160,10 @@ impl Classifier {
                     command: i.command,
                 })
             }
+            "use_skill" if self.skills => {
+                let i: SkillInput = input(call, TAKES_SKILL)?;
+                Ok(Action::UseSkill { skill: i.name })
+            }
             other => Err(no_such_tool(other)),
         }
     }
@@ -174,6 +188,7 @@ mod tests {
         let work = resolve_work(dir.path());
         let c = Classifier {
             search: false,
+            skills: false,
             sealing: false,
         };
         let got = |name: &str, input| c.classify(&call(name, input), &work);
@@ -217,6 +232,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let c = Classifier {
             search: false,
+            skills: false,
             sealing: true,
         };
         let err = |name: &str, input| c.classify(&call(name, input), dir.path()).unwrap_err();

@@ -14,6 +14,7 @@ mod search;
 pub mod shell;
 mod spec;
 mod toolbox;
+mod use_skill;
 
 use std::path::Path;
 
@@ -35,6 +36,8 @@ pub struct ToolsConfig {
     /// Sealing, when this computer can and Safety → Seal commands is on:
     /// every command runs in the box unless it asks to leave it.
     pub seal: Option<std::sync::Arc<seal::Sealed>>,
+    /// The skills the assistant can load with `use_skill`.
+    pub skills: Option<std::sync::Arc<skills::Catalog>>,
 }
 
 /// The standard tools.
@@ -50,6 +53,7 @@ impl Tools {
         Tools {
             classifier: classify::Classifier {
                 search: config.searxng_url.is_some(),
+                skills: config.skills.is_some(),
                 // Where commands can't be sealed, every command runs unsealed
                 // and asks as ADR 0028 ("And commands everywhere") says.
                 sealing: config.seal.is_some(),
@@ -67,7 +71,11 @@ impl Tools {
 
 impl ToolBox for Tools {
     fn specs(&self) -> Vec<ToolSpec> {
-        spec::specs(self.config.searxng_url.is_some())
+        let mut all = spec::specs(self.config.searxng_url.is_some());
+        if self.config.skills.is_some() {
+            all.push(spec::use_skill());
+        }
+        all
     }
 
     fn classify(&self, call: &ToolCall, work: &Path) -> Result<Action, String> {
@@ -141,6 +149,10 @@ impl ToolBox for Tools {
                     };
                     command::run(command, &ctx.work, &self.config.command, &ctx.cancel, seal).await
                 }
+                ("use_skill", Action::UseSkill { skill }) => match &self.config.skills {
+                    Some(catalog) => use_skill::run(catalog, skill, call),
+                    None => Outcome::failed(no_such_tool("use_skill")),
+                },
                 (name, _) => Outcome::failed(no_such_tool(name)),
             }
         })

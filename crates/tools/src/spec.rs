@@ -19,6 +19,21 @@ fn path_only(what: &str) -> serde_json::Value {
     })
 }
 
+pub fn use_skill() -> ToolSpec {
+    spec(
+        "use_skill",
+        "Load a skill's instructions into this chat (the skills you can use are listed in your instructions), or read one of its files.",
+        json!({
+            "type": "object",
+            "properties": {
+                "name": { "type": "string", "description": "The skill's name." },
+                "file": { "type": "string", "description": "One of the skill's files, to read instead of its instructions." }
+            },
+            "required": ["name"]
+        }),
+    )
+}
+
 pub fn specs(search: bool) -> Vec<ToolSpec> {
     let mut all = vec![
         spec(

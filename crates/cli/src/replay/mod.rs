@@ -97,6 +97,13 @@ async fn drive(scenario: Scenario, keep: Option<&Path>) -> Result<Value, Failure
     let work = temp.path().join("work");
     std::fs::create_dir_all(&work)?;
     let home = Home::open(&home_dir)?;
+    // The scenario's skills, as Conch's own; nobody else's folders are read.
+    install_skills(&home, &scenario)?;
+    let catalog = Arc::new(skills::Catalog {
+        conch_home: home.root().to_path_buf(),
+        person_home: None,
+        project: None,
+    });
     let proxy = pages::serve(scenario.pages.clone()).await?;
     let integrations: HashMap<String, bool> = scenario
         .integrations
@@ -117,6 +124,7 @@ async fn drive(scenario: Scenario, keep: Option<&Path>) -> Result<Value, Failure
     let toolbox = Arc::new(integrations::ReplayTools {
         inner: Tools::new(ToolsConfig {
             seal,
+            skills: Some(catalog.clone()),
             fetch: FetchConfig {
                 proxy: Some(proxy),
                 timeout: Duration::from_secs(10),
@@ -142,6 +150,7 @@ async fn drive(scenario: Scenario, keep: Option<&Path>) -> Result<Value, Failure
                 check_after_reading: scenario.safety.check_after_reading,
                 ..GuardConfig::usual(&home)
             },
+            skills: Some(catalog.clone()),
         },
     );
     let chat = chats
@@ -232,6 +241,28 @@ async fn drive(scenario: Scenario, keep: Option<&Path>) -> Result<Value, Failure
         report["chat"] = json!(chat.id);
     }
     Ok(report)
+}
+
+/// Writes each scenario skill as `skills/<name>/SKILL.md` in the home.
+fn install_skills(home: &Home, scenario: &Scenario) -> Result<(), Failure> {
+    for (name, skill) in &scenario.skills {
+        let dir = home.root().join("skills").join(name);
+        std::fs::create_dir_all(&dir)?;
+        let mut front = serde_json::Map::new();
+        front.insert("name".into(), json!(name));
+        front.insert("description".into(), json!(skill.description));
+        if let Some(p) = &skill.permissions {
+            front.insert("permissions".into(), p.clone());
+        }
+        // JSON is YAML: the front matter is written as one JSON object.
+        let text = format!(
+            "---\n{}\n---\n{}\n",
+            serde_json::Value::Object(front),
+            skill.instructions.as_deref().unwrap_or("Follow the steps.")
+        );
+        std::fs::write(dir.join("SKILL.md"), text)?;
+    }
+    Ok(())
 }
 
 fn need_turn(chat: &Chat, index: usize) -> Result<(), Failure> {

