@@ -27,6 +27,9 @@ pub struct Chat {
     /// The guard's settings for this chat, but for the mode (read per call).
     pub(crate) policies: Arc<guard::Settings>,
     pub(crate) skills: Option<Arc<skills::Catalog>>,
+    /// Skills' lists as they are now, for holds recorded without one; read
+    /// at the start of each turn.
+    pub(crate) skill_lists: Mutex<std::collections::BTreeMap<String, protocol::SkillPermissions>>,
     running: Mutex<bool>,
     /// Stop for the turn running now.
     pub(crate) current: Mutex<Option<Cancel>>,
@@ -62,6 +65,7 @@ impl Chat {
             tools,
             policies,
             skills,
+            skill_lists: Mutex::new(Default::default()),
             running: Mutex::new(false),
             current: Mutex::new(None),
             waiters: Waiters::default(),
@@ -73,8 +77,35 @@ impl Chat {
     pub(crate) fn guard_settings(&self, mode: Mode) -> guard::Settings {
         guard::Settings {
             mode,
+            skill_lists: self
+                .skill_lists
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .clone(),
             ..(*self.policies).clone()
         }
+    }
+
+    /// A person stops holding the chat to a skill's list. Never while a turn
+    /// runs: the skill may be steering it right now.
+    pub async fn stop_holding(&self, skill: &str) -> Result<(), ChatError> {
+        let _one_at_a_time = self.decisions.lock().await;
+        if self.is_running() || self.log.with_view(|v| v.open_turn.is_some()) {
+            return Err(ChatError::TurnRunning);
+        }
+        if self
+            .log
+            .with_view(|v| !v.holds.iter().any(|h| h.skill == skill))
+        {
+            return Err(ChatError::NotHeld(skill.chars().take(80).collect()));
+        }
+        self.log
+            .append(Body::SkillHoldEnded(protocol::SkillHoldEnded {
+                skill: skill.to_owned(),
+                reason: "you".to_owned(),
+            }))
+            .await?;
+        Ok(())
     }
 
     /// Stops the running turn: the engine, a waiting question, a running

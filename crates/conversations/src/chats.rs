@@ -115,6 +115,7 @@ impl Chats {
                 check_after_reading: config.guard.check_after_reading,
                 protected: config.guard.protected.clone(),
                 owner_name: config.guard.owner_name.clone(),
+                skill_lists: Default::default(),
             }),
             config,
             open: Mutex::new(HashMap::new()),

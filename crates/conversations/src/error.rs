@@ -19,6 +19,10 @@ pub enum ChatError {
     NotWaiting(String),
     /// A `/name` for a skill that is off, in a sentence.
     Skill(String),
+    /// Stop holding, while a turn runs.
+    TurnRunning,
+    /// Stop holding a skill the chat isn't held to.
+    NotHeld(String),
     Log(LogError),
 }
 
@@ -46,6 +50,10 @@ impl std::fmt::Display for ChatError {
                 "The question \"{ask}\" isn't waiting any more: it was answered, or its turn ended."
             ),
             ChatError::Skill(s) => f.write_str(s),
+            ChatError::TurnRunning => f.write_str(
+                "A turn is running, and the skill may be steering it right now. Stop the turn or let it end, then stop holding.",
+            ),
+            ChatError::NotHeld(s) => write!(f, "This chat isn't held to a skill called \"{s}\"."),
             ChatError::Log(e) => e.fmt(f),
         }
     }

@@ -92,6 +92,7 @@ async fn steps(chat: &Arc<Chat>, turn: u64, cancel: &Cancel) -> Result<(), TurnE
         }
         None => Vec::new(),
     };
+    refresh_skill_lists(chat).await;
     for _ in 0..MAX_STEPS {
         if cancel.is_cancelled() {
             return Err(TurnError::Stopped);
@@ -337,4 +338,27 @@ fn trace(
         &owner,
         &reads,
     ))
+}
+
+/// For holds recorded without a list (older logs): each skill's list now.
+async fn refresh_skill_lists(chat: &Arc<Chat>) {
+    let (Some(catalog), true) = (
+        chat.skills.clone(),
+        chat.log
+            .with_view(|v| v.holds.iter().any(|h| h.permissions.is_none())),
+    ) else {
+        return;
+    };
+    let lists: std::collections::BTreeMap<String, protocol::SkillPermissions> =
+        tokio::task::spawn_blocking(move || {
+            catalog
+                .list()
+                .unwrap_or_default()
+                .into_iter()
+                .map(|s| (s.name, s.permissions))
+                .collect()
+        })
+        .await
+        .unwrap_or_default();
+    *chat.skill_lists.lock().unwrap_or_else(|p| p.into_inner()) = lists;
 }

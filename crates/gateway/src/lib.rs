@@ -41,6 +41,10 @@ pub fn router(state: AppState) -> Router {
         )
         .route("/api/chats/{id}/mode", post(routes::turns::set_mode))
         .route("/api/chats/{id}/stop", post(routes::turns::stop))
+        .route(
+            "/api/chats/{id}/skills/{skill}/stop-holding",
+            post(routes::turns::stop_holding),
+        )
         .route("/api/skills", get(routes::skills::list))
         .route("/api/skills/{id}", get(routes::skills::show))
         .route("/api/skills/{id}/enable", post(routes::skills::enable))

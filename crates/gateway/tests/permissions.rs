@@ -181,3 +181,77 @@ async fn mode_and_stop_routes() {
         .iter()
         .any(|e| e["type"] == "mode.changed" && e["mode"] == "full"));
 }
+
+#[tokio::test]
+async fn stopping_a_hold_is_for_a_person_and_not_during_a_turn() {
+    let s = common::start_with(std::time::Duration::from_millis(30)).await;
+    let dir = s.root().join("skills/quick-setup");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("SKILL.md"),
+        "---\nname: quick-setup\ndescription: d\npermissions:\n  commands: [git]\n---\nSteps.\n",
+    )
+    .unwrap();
+    let id = s.new_chat().await;
+    let res = s
+        .owner
+        .post(format!("{}/api/chats/{id}/messages", s.url))
+        .json(&json!({ "text": "/quick-setup please" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::ACCEPTED);
+    let url = format!("{}/api/chats/{id}/skills/quick-setup/stop-holding", s.url);
+    // While the (slow) mock engine's turn runs: refused with a sentence.
+    let res = s.owner.post(&url).send().await.unwrap();
+    assert_eq!(res.status(), StatusCode::CONFLICT);
+    let said: Value = res.json().await.unwrap();
+    assert!(said["error"]
+        .as_str()
+        .unwrap()
+        .contains("A turn is running"));
+    // Wait for the turn to end.
+    for _ in 0..300 {
+        let v: Value = s
+            .owner
+            .get(format!("{}/api/chats/{id}", s.url))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if v["running"] == false && v["turnOpen"].is_null() {
+            assert_eq!(v["holds"][0]["skill"], "quick-setup");
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let (_, key) = gateway::auth::keys::create(&s.root(), "script").unwrap();
+    let res = s.anon.post(&url).bearer_auth(&key).send().await.unwrap();
+    assert_eq!(res.status(), StatusCode::FORBIDDEN, "access keys can't");
+    let res = s.owner.post(&url).send().await.unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    let v: Value = s
+        .owner
+        .get(format!("{}/api/chats/{id}", s.url))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(v["holds"], json!([]));
+    let events: Vec<Value> = s
+        .owner
+        .get(format!("{}/api/chats/{id}/events", s.url))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(events
+        .iter()
+        .any(|e| e["type"] == "skill.hold.ended" && e["reason"] == "you"));
+}

@@ -27,6 +27,8 @@ pub struct Settings {
     pub protected: Protected,
     /// Who the owner is, in "I've asked Ada to OK it."
     pub owner_name: String,
+    /// Each skill's list as it is now, for holds recorded without one.
+    pub skill_lists: BTreeMap<String, protocol::SkillPermissions>,
 }
 
 impl Settings {
@@ -37,6 +39,7 @@ impl Settings {
             check_after_reading: true,
             protected: Protected::default(),
             owner_name: "the owner".to_owned(),
+            skill_lists: BTreeMap::new(),
         }
     }
 
@@ -250,6 +253,21 @@ pub fn decide(call: Call<'_>, chat: &ChatView, settings: &Settings) -> Decision 
                 }
             }
         }
+    }
+
+    // Skill holds: whatever the mode, with no "always".
+    let held = crate::hold::off_list(call.action, chat, &settings.skill_lists);
+    if !held.is_empty() {
+        reasons.push(Reason {
+            rule: Rule::HoldOffList,
+            offers: None,
+            satisfied_by: Vec::new(),
+        });
+        let line = crate::hold::question_note(&held, chat, tool, call.action);
+        note = Some(match note {
+            Some(n) => format!("{line} {n}"),
+            None => line,
+        });
     }
 
     reasons.retain(|r| !r.satisfied_by.iter().any(|k| chat.always.contains(k)));

@@ -13,6 +13,7 @@
 
 pub mod address;
 mod decide;
+mod hold;
 mod mark;
 mod policy;
 mod protect;
@@ -21,6 +22,7 @@ mod rules;
 pub mod words;
 
 pub use decide::{decide, Call, Decision, Settings};
+pub use hold::{off_list, on_list};
 pub use mark::mark_for;
 pub use policy::Policy;
 pub use protect::{reaches_for_powers, Protected, KEY_PLACES};

@@ -39,6 +39,8 @@ pub enum Rule {
     ProtectedPath,
     /// The command reaches for Conch's own powers (keys, skill signing).
     ProtectedPower,
+    /// The call isn't on every held skill's list.
+    HoldOffList,
 }
 
 impl Rule {
@@ -61,10 +63,12 @@ impl Rule {
             Rule::PolicyReadOnly => "policy.read-only",
             Rule::ProtectedPath => "protected.path",
             Rule::ProtectedPower => "protected.power",
+            Rule::HoldOffList => "hold.off-list",
         }
     }
 
-    pub const ALL: [Rule; 17] = [
+    pub const ALL: [Rule; 18] = [
+        Rule::HoldOffList,
         Rule::ModeAskCommand,
         Rule::ModeAskEdit,
         Rule::ModeEditsOutside,

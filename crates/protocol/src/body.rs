@@ -167,6 +167,8 @@ pub enum Body {
     PermissionEnded(PermissionEnded),
     Taint(Taint),
     SkillUsed(crate::skill::SkillUsed),
+    SkillHoldEnded(crate::skill::SkillHoldEnded),
+    Compacted(crate::skill::Compacted),
     /// A type this version doesn't know, or a known type whose fields it can't
     /// read. The line stays in the log as it was; folds skip it.
     Unknown {
@@ -191,6 +193,8 @@ impl Body {
             Body::PermissionEnded(_) => "permission.ended",
             Body::Taint(_) => "taint",
             Body::SkillUsed(_) => "skill.used",
+            Body::SkillHoldEnded(_) => "skill.hold.ended",
+            Body::Compacted(_) => "compacted",
             Body::Unknown { kind } => kind,
         }
     }

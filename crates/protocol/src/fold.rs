@@ -10,6 +10,28 @@ use crate::action::Action;
 use crate::body::{Answer, Body, ChatCreated, EndReason, MarkSource, Mode, Origin, Speaker};
 use crate::event::Event;
 
+/// The chat is held to a skill's list: its instructions are in it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hold {
+    pub skill: String,
+    pub source: String,
+    /// The list as it was when the skill came in; None in older logs (the
+    /// reader falls back to the skill's list now, or the usual one).
+    pub permissions: Option<crate::skill::SkillPermissions>,
+    /// The `seq` of the `skill.used` that started it.
+    pub seq: u64,
+    /// The turn that was running when it came in, if one was.
+    pub turn: Option<u64>,
+    pub by: crate::skill::SkillBy,
+    pub from: Option<String>,
+}
+
+/// The holds on a chat, from its events: every skill used and not stopped
+/// by a person. Compaction, summaries and trimming never end a hold.
+pub fn skill_holds<'a>(events: impl IntoIterator<Item = &'a Event>) -> Vec<Hold> {
+    ChatView::fold(events).holds
+}
+
 /// The chat took in something from outside (a `taint` event).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Mark {
@@ -88,6 +110,8 @@ pub struct ChatView {
     pub always: BTreeSet<String>,
     /// Every mark, held or not; see [`ChatView::held_taints`].
     pub marks: Vec<Mark>,
+    /// The skills this chat is held to, in the order they came in.
+    pub holds: Vec<Hold>,
     /// Who other than the owner has written in the chat (name, and app).
     pub others: Vec<String>,
     /// Addresses in the owner's own messages (without a trailing `/`), for
@@ -183,6 +207,16 @@ impl ChatView {
                     self.marks[at].judge();
                 }
             }
+            Body::SkillUsed(used) => self.holds.push(Hold {
+                skill: used.skill.clone(),
+                source: used.source.clone(),
+                permissions: used.permissions.clone(),
+                seq: event.seq,
+                turn: self.open_turn.map(|t| t.seq),
+                by: used.by,
+                from: used.from.clone(),
+            }),
+            Body::SkillHoldEnded(ended) => self.holds.retain(|h| h.skill != ended.skill),
             Body::Taint(taint) => {
                 let command = taint
                     .call
@@ -265,6 +299,17 @@ impl ChatView {
         self.created
             .as_ref()
             .is_none_or(|c| c.origin == Origin::Owner)
+    }
+
+    /// A hold that allows no command stands: an engine that can't be asked
+    /// mid-step (Codex) runs tighter while it does.
+    pub fn held_without_commands(&self) -> bool {
+        self.holds.iter().any(|h| {
+            h.permissions
+                .as_ref()
+                .is_some_and(|p| p.commands.is_empty())
+                || h.permissions.is_none()
+        })
     }
 
     /// Someone other than the owner has written in the chat.

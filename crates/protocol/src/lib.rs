@@ -25,8 +25,11 @@ pub use body::{
 };
 pub use download::{is_download, was_download_before_2026_10_04};
 pub use event::Event;
+pub use fold::{skill_holds, Hold};
 pub use fold::{ChatView, Mark, OpenTurn, PendingAsk};
 pub use line::LineError;
-pub use skill::{FileAccess, SkillBy, SkillPermissions, SkillUsed, WebAccess};
+pub use skill::{
+    Compacted, FileAccess, SkillBy, SkillHoldEnded, SkillPermissions, SkillUsed, WebAccess,
+};
 pub use time::{format_rfc3339, parse_rfc3339};
 pub use tool_spec::ToolSpec;

@@ -81,6 +81,8 @@ impl Event {
             "permission.ended" => body_of(line, Body::PermissionEnded, kind),
             "taint" => body_of(line, Body::Taint, kind),
             "skill.used" => body_of(line, Body::SkillUsed, kind),
+            "skill.hold.ended" => body_of(line, Body::SkillHoldEnded, kind),
+            "compacted" => body_of(line, Body::Compacted, kind),
             other => Body::Unknown {
                 kind: other.to_owned(),
             },
@@ -110,6 +112,8 @@ impl Event {
             Body::PermissionEnded(b) => object_fields(b),
             Body::Taint(b) => object_fields(b),
             Body::SkillUsed(b) => object_fields(b),
+            Body::SkillHoldEnded(b) => object_fields(b),
+            Body::Compacted(b) => object_fields(b),
             Body::Unknown { .. } => String::new(),
         };
         let mut line = String::with_capacity(64 + fields.len());

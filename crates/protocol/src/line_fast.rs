@@ -148,6 +148,8 @@ impl<'de> Visitor<'de> for EventVisitor {
             "permission.ended" => body(&mut map, e, Body::PermissionEnded)?,
             "taint" => body(&mut map, e, Body::Taint)?,
             "skill.used" => body(&mut map, e, Body::SkillUsed)?,
+            "skill.hold.ended" => body(&mut map, e, Body::SkillHoldEnded)?,
+            "compacted" => body(&mut map, e, Body::Compacted)?,
             _ => {
                 while map.next_key::<IgnoredAny>()?.is_some() {
                     map.next_value::<IgnoredAny>()?;

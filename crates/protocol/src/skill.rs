@@ -68,6 +68,25 @@ pub enum SkillBy {
     Carried,
 }
 
+/// A person stopped holding the chat to a skill's list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SkillHoldEnded {
+    pub skill: String,
+    /// `you`: only a person ends a hold.
+    pub reason: String,
+}
+
+/// Older turns were summarised to fit the model (what is sent changed; the
+/// log keeps everything, and holds stay).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Compacted {
+    #[serde(default)]
+    pub summary: String,
+    /// The last seq the summary covers.
+    #[serde(default)]
+    pub through: u64,
+}
+
 /// A skill's instructions came into the chat.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SkillUsed {

@@ -62,6 +62,18 @@ pub async fn set_mode(
     Ok(Json(json!({ "mode": mode })))
 }
 
+/// `POST /api/chats/{id}/skills/{skill}/stop-holding`: a person ends a
+/// hold. Access keys get 403; refused while a turn runs.
+pub async fn stop_holding(
+    _: crate::auth::Person,
+    State(state): State<AppState>,
+    Path((id, skill)): Path<(String, String)>,
+) -> Result<Json<Value>, ApiError> {
+    let chat = open_chat(&state, id).await?;
+    chat.stop_holding(&skill).await?;
+    Ok(Json(json!({ "stopped": skill })))
+}
+
 /// `POST /api/chats/{id}/stop`: ends the running turn and its questions.
 pub async fn stop(
     State(state): State<AppState>,

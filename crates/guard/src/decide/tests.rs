@@ -1347,10 +1347,241 @@ fn every_rule_id_is_distinct_and_named_by_its_family() {
                 "nobody-there",
                 "box",
                 "policy",
-                "protected"
+                "protected",
+                "hold"
             ]
             .contains(&family),
             "{id}"
         );
     }
+}
+
+// ----- skill holds (ADR 0047 §1) -----
+
+fn used(seq: u64, skill: &str, list: Option<protocol::SkillPermissions>) -> Event {
+    ev(
+        seq,
+        Body::SkillUsed(protocol::SkillUsed {
+            skill: skill.into(),
+            source: "conch".into(),
+            fingerprint: String::new(),
+            permissions: list,
+            by: protocol::SkillBy::Typed,
+            from: None,
+            instructions: String::new(),
+        }),
+    )
+}
+
+fn git_only() -> protocol::SkillPermissions {
+    protocol::SkillPermissions {
+        commands: vec!["git".into()],
+        ..protocol::SkillPermissions::usual()
+    }
+}
+
+fn git_log() -> Action {
+    Action::Command {
+        command: "git log".into(),
+        programs: vec!["git".into()],
+        unsealed: false,
+        leaves_box: false,
+    }
+}
+
+fn held(events: Vec<Event>) -> ChatView {
+    let mut all = vec![ev(
+        1,
+        Body::ChatCreated(ChatCreated {
+            work: "/w".into(),
+            mode: Mode::Full,
+            origin: Origin::Owner,
+            parent: None,
+        }),
+    )];
+    all.extend(events);
+    ChatView::fold(&all)
+}
+
+#[test]
+fn the_records_example_quick_setup_and_weekly_review() {
+    let both = held(vec![
+        used(2, "Quick setup", Some(git_only())),
+        used(
+            3,
+            "Weekly review",
+            Some(protocol::SkillPermissions::usual()),
+        ),
+    ]);
+    let one = held(vec![used(2, "Quick setup", Some(git_only()))]);
+    let call = Call {
+        tool: "run_command",
+        action: &git_log(),
+    };
+    for mode in [Mode::Ask, Mode::Edits, Mode::Auto, Mode::Full] {
+        let got = decide(call, &both, &Settings::new(mode));
+        let Decision::Ask {
+            why, always, note, ..
+        } = got
+        else {
+            panic!("{mode}: {got:?}")
+        };
+        assert!(why.contains(&Rule::HoldOffList), "{mode}");
+        assert_eq!(always, None, "{mode}: no always for a skill's list");
+        assert_eq!(note.as_deref(), Some("This chat is held to the \"Weekly review\" skill's list, and it doesn't say it needs to run this command. So I'm checking first."));
+    }
+    assert_eq!(
+        decide(call, &one, &Settings::new(Mode::Full)),
+        Decision::Allow,
+        "Quick setup alone: git log runs"
+    );
+    // Off its list even for Quick setup alone.
+    let curl = Action::Command {
+        command: "curl x".into(),
+        programs: vec!["curl".into()],
+        unsealed: false,
+        leaves_box: false,
+    };
+    assert!(decide(
+        Call {
+            tool: "run_command",
+            action: &curl
+        },
+        &one,
+        &Settings::new(Mode::Full)
+    )
+    .rule_ids()
+    .contains(&"hold.off-list"));
+}
+
+#[test]
+fn holds_ignore_always_and_combine_the_strictest_way() {
+    // An "always" for commands changes nothing for a skill's list.
+    let mut events = vec![used(
+        2,
+        "Weekly review",
+        Some(protocol::SkillPermissions::usual()),
+    )];
+    events.push(ev(
+        3,
+        Body::PermissionRequested(PermissionRequested {
+            turn: 1,
+            ask: "a".into(),
+            call: "c".into(),
+            tool: "run_command".into(),
+            action: git_log(),
+            why: vec![],
+            question: String::new(),
+            note: None,
+            always: Some(vec!["run_command".into(), "read:run_command".into()]),
+            provenance: vec![],
+            told: None,
+            after_reading: false,
+        }),
+    ));
+    events.push(ev(
+        4,
+        Body::PermissionAnswered(PermissionAnswered {
+            ask: "a".into(),
+            answer: Answer::Always,
+            by: "owner".into(),
+        }),
+    ));
+    let chat = held(events);
+    assert!(decide(
+        Call {
+            tool: "run_command",
+            action: &git_log()
+        },
+        &chat,
+        &Settings::new(Mode::Edits)
+    )
+    .rule_ids()
+    .contains(&"hold.off-list"));
+    // Reading stays on the usual list.
+    assert_eq!(
+        decide(
+            Call {
+                tool: "read_file",
+                action: &look()
+            },
+            &chat,
+            &Settings::new(Mode::Full)
+        ),
+        Decision::Allow
+    );
+    // A stopped hold no longer holds.
+    let mut stopped = vec![used(
+        2,
+        "Weekly review",
+        Some(protocol::SkillPermissions::usual()),
+    )];
+    stopped.push(ev(
+        3,
+        Body::SkillHoldEnded(protocol::SkillHoldEnded {
+            skill: "Weekly review".into(),
+            reason: "you".into(),
+        }),
+    ));
+    assert_eq!(
+        decide(
+            Call {
+                tool: "run_command",
+                action: &git_log()
+            },
+            &held(stopped),
+            &Settings::new(Mode::Full)
+        ),
+        Decision::Allow
+    );
+}
+
+#[test]
+fn older_holds_fall_back_to_the_list_now_or_the_usual_one() {
+    let chat = held(vec![used(2, "Quick setup", None)]);
+    let call = Call {
+        tool: "run_command",
+        action: &git_log(),
+    };
+    // Gone: the usual list, which runs no commands.
+    assert!(decide(call, &chat, &Settings::new(Mode::Full))
+        .rule_ids()
+        .contains(&"hold.off-list"));
+    // Still there: its list now.
+    let mut settings = Settings::new(Mode::Full);
+    settings
+        .skill_lists
+        .insert("Quick setup".into(), git_only());
+    assert_eq!(decide(call, &chat, &settings), Decision::Allow);
+}
+
+#[test]
+fn in_the_turn_it_came_in_the_skill_is_in_use() {
+    let chat = held(vec![
+        ev(
+            2,
+            Body::TurnStarted(protocol::TurnStarted {
+                engine: "m".into(),
+                model: None,
+            }),
+        ),
+        used(3, "Quick setup", Some(git_only())),
+    ]);
+    let curl = Action::Command {
+        command: "curl x".into(),
+        programs: vec!["curl".into()],
+        unsealed: false,
+        leaves_box: false,
+    };
+    let Decision::Ask { note, .. } = decide(
+        Call {
+            tool: "run_command",
+            action: &curl,
+        },
+        &chat,
+        &Settings::new(Mode::Full),
+    ) else {
+        panic!()
+    };
+    assert_eq!(note.as_deref(), Some("The \"Quick setup\" skill is in use, and it doesn't say it needs to run this command. So I'm checking first."));
 }
