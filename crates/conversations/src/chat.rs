@@ -30,6 +30,9 @@ pub struct Chat {
     /// Skills' lists as they are now, for holds recorded without one; read
     /// at the start of each turn.
     pub(crate) skill_lists: Mutex<std::collections::BTreeMap<String, protocol::SkillPermissions>>,
+    /// The chat that started this one, for a helper.
+    pub parent: Option<String>,
+    pub(crate) chats: std::sync::Weak<crate::chats::Chats>,
     running: Mutex<bool>,
     /// Stop for the turn running now.
     pub(crate) current: Mutex<Option<Cancel>>,
@@ -56,7 +59,9 @@ impl Chat {
         tools: Arc<dyn ToolBox>,
         policies: Arc<guard::Settings>,
         skills: Option<Arc<skills::Catalog>>,
+        chats: std::sync::Weak<crate::chats::Chats>,
     ) -> Chat {
+        let parent = log.with_view(|v| v.created.as_ref().and_then(|c| c.parent.clone()));
         Chat {
             id,
             work,
@@ -66,6 +71,8 @@ impl Chat {
             policies,
             skills,
             skill_lists: Mutex::new(Default::default()),
+            parent,
+            chats,
             running: Mutex::new(false),
             current: Mutex::new(None),
             waiters: Waiters::default(),

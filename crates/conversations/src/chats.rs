@@ -72,6 +72,8 @@ pub struct Chats {
     config: ChatsConfig,
     policies: Arc<guard::Settings>,
     open: Mutex<HashMap<String, Arc<Chat>>>,
+    /// Itself, for chats that start helpers.
+    me: std::sync::Weak<Chats>,
 }
 
 /// What a new chat starts with.
@@ -80,6 +82,8 @@ pub struct NewChat {
     pub work: Option<String>,
     pub mode: Option<Mode>,
     pub origin: Option<Origin>,
+    /// The chat that started this one (a helper's).
+    pub parent: Option<String>,
 }
 
 /// A chat as a list shows it.
@@ -105,7 +109,8 @@ impl Chats {
         tools: Arc<dyn ToolBox>,
         config: ChatsConfig,
     ) -> Arc<Chats> {
-        Arc::new(Chats {
+        Arc::new_cyclic(|me| Chats {
+            me: me.clone(),
             home,
             engine,
             tools,
@@ -147,7 +152,7 @@ impl Chats {
             work: work.to_string_lossy().into_owned(),
             mode: new.mode.unwrap_or(self.config.default_mode),
             origin: new.origin.unwrap_or(Origin::Owner),
-            parent: None,
+            parent: new.parent.clone(),
         }))
         .await?;
         let chat = Arc::new(Chat::new(
@@ -158,6 +163,7 @@ impl Chats {
             self.tools.clone(),
             self.policies.clone(),
             self.config.skills.clone(),
+            self.me.clone(),
         ));
         self.lock_open().insert(id, chat.clone());
         Ok(chat)
@@ -209,9 +215,19 @@ impl Chats {
             self.tools.clone(),
             self.policies.clone(),
             self.config.skills.clone(),
+            self.me.clone(),
         ));
         open.insert(id.to_owned(), chat.clone());
         Ok(chat)
+    }
+
+    /// The open chats a chat started (its helpers).
+    pub fn children(&self, parent: &str) -> Vec<Arc<Chat>> {
+        self.lock_open()
+            .values()
+            .filter(|c| c.parent.as_deref() == Some(parent))
+            .cloned()
+            .collect()
     }
 
     /// Every chat, most recently active first.

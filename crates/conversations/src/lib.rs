@@ -4,6 +4,7 @@ mod broker;
 mod chat;
 mod chats;
 mod error;
+mod helper;
 pub mod home;
 pub mod ids;
 pub mod log;

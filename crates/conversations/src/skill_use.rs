@@ -12,6 +12,7 @@ pub fn used(skill: &skills::Skill, by: SkillBy) -> SkillUsed {
         by,
         from: None,
         instructions: skill.instructions.clone(),
+        says: None,
     }
 }
 
@@ -40,5 +41,6 @@ pub fn from_detail(detail: &Value) -> Option<SkillUsed> {
             .and_then(Value::as_str)
             .unwrap_or("")
             .to_owned(),
+        says: None,
     })
 }

@@ -101,7 +101,13 @@ async fn steps(chat: &Arc<Chat>, turn: u64, cancel: &Cancel) -> Result<(), TurnE
         let request = StepRequest {
             system: crate::prompt::system(&chat.work, &skills_offered),
             items: transcript::items(&events),
-            tools: chat.tools.specs(),
+            tools: {
+                let mut specs = chat.tools.specs();
+                if chat.parent.is_none() {
+                    specs.push(crate::helper::spec());
+                }
+                specs
+            },
         };
         let (tx, mut rx) = mpsc::channel(64);
         let mut text = String::new();
@@ -165,7 +171,12 @@ async fn one_call(
         chat.log.append(finish(Outcome::failed("Stopped."))).await?;
         return Err(TurnError::Stopped);
     }
-    let action = match chat.tools.classify(&call, &chat.work) {
+    let classified = if call.name == crate::helper::TOOL {
+        crate::helper::task_of(&call.input).map(|task| Action::Delegate { task })
+    } else {
+        chat.tools.classify(&call, &chat.work)
+    };
+    let action = match classified {
         Ok(a) => a,
         Err(sentence) => {
             let outcome = Outcome {
@@ -194,7 +205,10 @@ async fn one_call(
         work: chat.work.clone(),
         cancel: cancel.clone(),
     };
-    let outcome = chat.tools.run(&call, &action, &ctx).await;
+    let outcome = match &action {
+        Action::Delegate { task } => crate::helper::run(chat, task, cancel).await,
+        _ => chat.tools.run(&call, &action, &ctx).await,
+    };
     let mark = guard::mark_for(&action, outcome.detail.as_ref());
     let loaded = outcome
         .ok

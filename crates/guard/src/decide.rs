@@ -86,7 +86,8 @@ fn reads_only(action: &Action) -> bool {
         Action::LookAround { .. }
         | Action::PageRead { .. }
         | Action::Search { .. }
-        | Action::UseSkill { .. } => true,
+        | Action::UseSkill { .. }
+        | Action::Delegate { .. } => true,
         Action::Integration { read_only, .. } => *read_only,
         Action::FileChange { .. } | Action::Command { .. } | Action::FetchSends { .. } => false,
     }

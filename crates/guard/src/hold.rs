@@ -33,7 +33,9 @@ pub fn on_list(action: &Action, list: &SkillPermissions) -> bool {
                 || i.strip_suffix(".*")
                     .is_some_and(|server| tool.starts_with(&format!("{server}.")))
         }),
-        Action::UseSkill { .. } => true,
+        // The helper is held to every list this chat is; its own steps
+        // are judged in its own chat.
+        Action::UseSkill { .. } | Action::Delegate { .. } => true,
     }
 }
 
@@ -76,7 +78,7 @@ fn step(tool: &str, action: &Action) -> String {
         Action::FetchSends { .. } => "send a request".to_owned(),
         Action::Search { .. } => "search the web".to_owned(),
         Action::Integration { tool, .. } => format!("use {tool}"),
-        Action::UseSkill { .. } => format!("use {tool}"),
+        Action::UseSkill { .. } | Action::Delegate { .. } => format!("use {tool}"),
     }
 }
 

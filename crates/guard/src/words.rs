@@ -29,6 +29,7 @@ pub fn question(tool: &str, action: &Action) -> String {
         Action::Search { query } => format!("Can I search the web for \"{query}\"?"),
         Action::LookAround { .. } => format!("Can I use {tool}?"),
         Action::UseSkill { skill } => format!("Can I use the {skill} skill?"),
+        Action::Delegate { .. } => "Can I hand this to a helper?".to_owned(),
     }
 }
 

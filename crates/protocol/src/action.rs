@@ -33,6 +33,9 @@ pub enum Action {
     Integration { tool: String, read_only: bool },
     /// Loading a skill's instructions (or one of its files) into the chat.
     UseSkill { skill: String },
+    /// Handing a task to a helper: its own chat, held and marked as this
+    /// one is, whose own steps are judged there.
+    Delegate { task: String },
 }
 
 impl Action {
@@ -51,6 +54,7 @@ impl Action {
             Action::FetchSends { url, .. } => format!("send a request to {url}"),
             Action::Integration { tool, .. } => format!("use {tool}"),
             Action::UseSkill { skill } => format!("use the {skill} skill"),
+            Action::Delegate { task } => format!("hand a helper the task \"{task}\""),
         }
     }
 }

@@ -107,4 +107,8 @@ pub struct SkillUsed {
     /// The instructions, as the model was given them.
     #[serde(default)]
     pub instructions: String,
+    /// The transcript's line for a carried skill ("Held to the Quick setup
+    /// skill, like the chat it came from").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub says: Option<String>,
 }

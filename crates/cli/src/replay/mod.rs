@@ -158,6 +158,7 @@ async fn drive(scenario: Scenario, keep: Option<&Path>) -> Result<Value, Failure
             work: Some(work.to_string_lossy().into_owned()),
             mode: Some(mode),
             origin: Some(origin_of(&scenario)?),
+            parent: None,
         })
         .await?;
 

@@ -72,6 +72,7 @@ pub async fn create(
             work: body.work,
             mode,
             origin: None,
+            parent: None,
         })
         .await?;
     Ok((StatusCode::CREATED, Json(json!({ "id": chat.id }))))

@@ -111,6 +111,7 @@ fn tool_of(action: &Action) -> &'static str {
         Action::LookAround { .. } => "read_file",
         Action::Search { .. } => "web_search",
         Action::UseSkill { .. } => "use_skill",
+        Action::Delegate { .. } => "delegate",
     }
 }
 
@@ -1369,6 +1370,7 @@ fn used(seq: u64, skill: &str, list: Option<protocol::SkillPermissions>) -> Even
             by: protocol::SkillBy::Typed,
             from: None,
             instructions: String::new(),
+            says: None,
         }),
     )
 }
