@@ -36,9 +36,10 @@ fn check(file: &Path) -> Result<(), String> {
     let calls = report["calls"].as_array().cloned().unwrap_or_default();
     for want in expect["calls"].as_array().into_iter().flatten() {
         let step = &want["step"];
+        let helper_step = want.get("helper_step");
         let got = calls
             .iter()
-            .find(|c| c["step"] == *step)
+            .find(|c| c["step"] == *step && c.get("helper_step") == helper_step)
             .ok_or(format!("no outcome for step {step}"))?;
         for (key, value) in want.as_object().into_iter().flatten() {
             if key == "provenance" {
@@ -66,6 +67,38 @@ fn check(file: &Path) -> Result<(), String> {
                 return Err(format!(
                     "step {step}: {key} is {}, wanted {value}",
                     got[key]
+                ));
+            }
+        }
+    }
+    if let Some(holds) = expect.get("holds") {
+        let got: Vec<Value> = report["holds"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|h| h["skill"].clone())
+            .collect();
+        if got != holds.as_array().cloned().unwrap_or_default() {
+            return Err(format!("holds are {got:?}, wanted {holds}"));
+        }
+    }
+    for want in expect["stops"].as_array().into_iter().flatten() {
+        let got = report["stops"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|s| s["step"] == want["step"])
+            .ok_or("no stop outcome")?;
+        for (key, value) in want.as_object().into_iter().flatten() {
+            if key == "said_has" {
+                let said = got["said"].as_str().unwrap_or("");
+                if !said.contains(value.as_str().unwrap_or("")) {
+                    return Err(format!("stop at step {}: said {said:?}", want["step"]));
+                }
+            } else if got[key] != *value {
+                return Err(format!(
+                    "stop at step {}: {key} is {}, wanted {value}",
+                    want["step"], got[key]
                 ));
             }
         }

@@ -20,7 +20,8 @@ pub struct Hold {
     pub permissions: Option<crate::skill::SkillPermissions>,
     /// The `seq` of the `skill.used` that started it.
     pub seq: u64,
-    /// The turn that was running when it came in, if one was.
+    /// The turn it came in with: the one running then, or the one its
+    /// message started.
     pub turn: Option<u64>,
     pub by: crate::skill::SkillBy,
     pub from: Option<String>,
@@ -237,6 +238,11 @@ impl ChatView {
                 }
             }
             Body::TurnStarted(_) => {
+                // A skill typed with the message that starts this turn came
+                // in with it.
+                for hold in self.holds.iter_mut().filter(|h| h.turn.is_none()) {
+                    hold.turn = Some(event.seq);
+                }
                 self.turns += 1;
                 self.handled_until = event.seq;
                 self.open_turn = Some(OpenTurn { seq: event.seq });

@@ -163,6 +163,7 @@ async fn drive(scenario: Scenario, keep: Option<&Path>) -> Result<Value, Failure
         .await?;
 
     let mut calls = Vec::new();
+    let mut stops = Vec::new();
     for (index, step) in scenario.steps.iter().enumerate() {
         match step {
             Step::Owner(s) => {
@@ -193,6 +194,102 @@ async fn drive(scenario: Scenario, keep: Option<&Path>) -> Result<Value, Failure
                 send(&moves, Move::Reply(s.reply.clone())).await?;
                 turn_ended(&chat).await?;
             }
+            Step::Skill(s) => {
+                if s.by.as_deref().is_some_and(|b| b != "typed") {
+                    return Err(Failure(format!("Step {index}: a skill step is typed by the owner; the assistant uses a skill with a use_skill call.")));
+                }
+                end_turn(&chat, &moves).await?;
+                chat.post(&format!("/{}", s.skill)).await?;
+                turn_started(&chat).await?;
+            }
+            Step::EditSkill(s) => {
+                let description = scenario
+                    .skills
+                    .get(&s.edit_skill)
+                    .map(|k| k.description.clone())
+                    .unwrap_or_default();
+                write_skill(
+                    &home,
+                    &s.edit_skill,
+                    &description,
+                    Some(&s.permissions),
+                    None,
+                )?;
+            }
+            Step::DeleteSkill(s) => {
+                let dir = home.root().join("skills").join(&s.delete_skill);
+                let _ = std::fs::remove_dir_all(dir);
+            }
+            Step::StopHolding(s) => {
+                let by = s.by.clone().unwrap_or_else(|| "person".to_owned());
+                let result = if by == "key" {
+                    Err(
+                        "Only a person signed in with the password can do this. Access keys can't."
+                            .to_owned(),
+                    )
+                } else {
+                    chat.stop_holding(&s.stop_holding)
+                        .await
+                        .map_err(|e| e.to_string())
+                };
+                stops.push(json!({
+                    "step": index,
+                    "skill": s.stop_holding,
+                    "by": by,
+                    "stopped": result.is_ok(),
+                    "said": result.err(),
+                }));
+            }
+            Step::Call(s) if s.call.tool == "delegate" => {
+                need_turn(&chat, index)?;
+                let id = format!("call-{index}");
+                let chunk = Chunk::ToolCall {
+                    id: id.clone(),
+                    name: "delegate".into(),
+                    input: s.call.input.clone(),
+                };
+                send(&moves, Move::Call(chunk)).await?;
+                let helper = helper_of(&chats, &chat, index).await?;
+                for (j, inner) in s.script.iter().flatten().enumerate() {
+                    match inner {
+                        Step::Call(c) => {
+                            let inner_id = format!("call-{index}-{j}");
+                            let chunk = Chunk::ToolCall {
+                                id: inner_id.clone(),
+                                name: c.call.tool.clone(),
+                                input: if c.call.input.is_null() {
+                                    json!({})
+                                } else {
+                                    c.call.input.clone()
+                                },
+                            };
+                            send(&moves, Move::Call(chunk)).await?;
+                            answer_until_finished(&helper, &inner_id, answer_of(c, index)?, index)
+                                .await?;
+                            let mut out = outcome(
+                                &helper.log.events_after(0)?,
+                                index,
+                                &c.call.tool,
+                                &inner_id,
+                            );
+                            out["helper_step"] = json!(j);
+                            calls.push(out);
+                        }
+                        Step::Reply(r) => {
+                            send(&moves, Move::Reply(r.reply.clone())).await?;
+                            turn_ended(&helper).await?;
+                        }
+                        _ => {
+                            return Err(Failure(format!(
+                                "Step {index}: a helper's script has calls and replies only."
+                            )))
+                        }
+                    }
+                }
+                end_turn(&helper, &moves).await?;
+                answer_until_finished(&chat, &id, Answer::Deny, index).await?;
+                calls.push(outcome(&chat.log.events_after(0)?, index, "delegate", &id));
+            }
             Step::Call(s) => {
                 need_turn(&chat, index)?;
                 let id = format!("call-{index}");
@@ -201,14 +298,7 @@ async fn drive(scenario: Scenario, keep: Option<&Path>) -> Result<Value, Failure
                         r.insert(id.clone(), returns.clone());
                     }
                 }
-                let answer = match s.answer.as_deref() {
-                    None => Answer::Deny,
-                    Some(a) => Answer::parse(a).ok_or_else(|| {
-                        Failure(format!(
-                            "Step {index}: \"{a}\" isn't an answer. Use once, always or deny."
-                        ))
-                    })?,
-                };
+                let answer = answer_of(s, index)?;
                 let chunk = Chunk::ToolCall {
                     id: id.clone(),
                     name: s.call.tool.clone(),
@@ -237,7 +327,12 @@ async fn drive(scenario: Scenario, keep: Option<&Path>) -> Result<Value, Failure
         .iter()
         .map(|m| json!({ "source": m.source, "what": m.what, "call": m.call, "holds": m.holds() }))
         .collect();
-    let mut report = json!({ "calls": calls, "marks": marks });
+    let holds: Vec<Value> = view
+        .holds
+        .iter()
+        .map(|h| json!({ "skill": h.skill, "by": h.by, "from": h.from, "permissions": h.permissions }))
+        .collect();
+    let mut report = json!({ "calls": calls, "marks": marks, "holds": holds, "stops": stops });
     if keep.is_some() {
         report["chat"] = json!(chat.id);
     }
@@ -247,23 +342,69 @@ async fn drive(scenario: Scenario, keep: Option<&Path>) -> Result<Value, Failure
 /// Writes each scenario skill as `skills/<name>/SKILL.md` in the home.
 fn install_skills(home: &Home, scenario: &Scenario) -> Result<(), Failure> {
     for (name, skill) in &scenario.skills {
-        let dir = home.root().join("skills").join(name);
-        std::fs::create_dir_all(&dir)?;
-        let mut front = serde_json::Map::new();
-        front.insert("name".into(), json!(name));
-        front.insert("description".into(), json!(skill.description));
-        if let Some(p) = &skill.permissions {
-            front.insert("permissions".into(), p.clone());
-        }
-        // JSON is YAML: the front matter is written as one JSON object.
-        let text = format!(
-            "---\n{}\n---\n{}\n",
-            serde_json::Value::Object(front),
-            skill.instructions.as_deref().unwrap_or("Follow the steps.")
-        );
-        std::fs::write(dir.join("SKILL.md"), text)?;
+        write_skill(
+            home,
+            name,
+            &skill.description,
+            skill.permissions.as_ref(),
+            skill.instructions.as_deref(),
+        )?;
     }
     Ok(())
+}
+
+fn write_skill(
+    home: &Home,
+    name: &str,
+    description: &str,
+    permissions: Option<&Value>,
+    instructions: Option<&str>,
+) -> Result<(), Failure> {
+    let dir = home.root().join("skills").join(name);
+    std::fs::create_dir_all(&dir)?;
+    let mut front = serde_json::Map::new();
+    front.insert("name".into(), json!(name));
+    front.insert("description".into(), json!(description));
+    if let Some(p) = permissions {
+        front.insert("permissions".into(), p.clone());
+    }
+    // JSON is YAML: the front matter is written as one JSON object.
+    let text = format!(
+        "---\n{}\n---\n{}\n",
+        Value::Object(front),
+        instructions.unwrap_or("Follow the steps.")
+    );
+    std::fs::write(dir.join("SKILL.md"), text)?;
+    Ok(())
+}
+
+fn answer_of(step: &scenario::CallStep, index: usize) -> Result<Answer, Failure> {
+    match step.answer.as_deref() {
+        None => Ok(Answer::Deny),
+        Some(a) => Answer::parse(a).ok_or_else(|| {
+            Failure(format!(
+                "Step {index}: \"{a}\" isn't an answer. Use once, always or deny."
+            ))
+        }),
+    }
+}
+
+/// The helper a delegate call started, once its turn is under way.
+async fn helper_of(chats: &Chats, parent: &Chat, index: usize) -> Result<Arc<Chat>, Failure> {
+    let deadline = tokio::time::Instant::now() + STEP_TIME;
+    loop {
+        if let Some(h) = chats
+            .children(&parent.id)
+            .into_iter()
+            .find(|h| h.log.with_view(|v| v.open_turn.is_some()))
+        {
+            return Ok(h);
+        }
+        if tokio::time::Instant::now() > deadline {
+            return Err(Failure(format!("Step {index}: the helper didn't start.")));
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
 }
 
 fn need_turn(chat: &Chat, index: usize) -> Result<(), Failure> {

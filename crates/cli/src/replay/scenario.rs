@@ -80,6 +80,44 @@ pub enum Step {
     Call(CallStep),
     Mode(ModeStep),
     Reply(ReplyStep),
+    Skill(SkillStep),
+    EditSkill(EditSkillStep),
+    DeleteSkill(DeleteSkillStep),
+    StopHolding(StopHoldingStep),
+}
+
+/// The owner types `/name`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SkillStep {
+    pub skill: String,
+    /// Only `typed` (the assistant loads a skill with a `use_skill` call).
+    #[serde(default)]
+    pub by: Option<String>,
+}
+
+/// The skill's permissions change on disk after it was used.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EditSkillStep {
+    pub edit_skill: String,
+    pub permissions: Value,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeleteSkillStep {
+    pub delete_skill: String,
+}
+
+/// Someone tries to stop holding the chat to a skill's list.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StopHoldingStep {
+    pub stop_holding: String,
+    /// `person` (signed in with the password) or `key` (an access key).
+    #[serde(default)]
+    pub by: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -119,6 +157,9 @@ pub struct CallStep {
     /// once, always or deny (the default) when the call asks.
     #[serde(default)]
     pub answer: Option<String>,
+    /// For `delegate`: what the helper's model does (calls and replies).
+    #[serde(default)]
+    pub script: Option<Vec<Step>>,
 }
 
 #[derive(Debug, Deserialize)]
