@@ -146,13 +146,23 @@ async fn once_runs_it_always_remembers_it_across_a_restart_deny_refuses_it() {
         vec![],
     ]));
     let chats = chats_at(&home, &work, engine, &[]);
-    let chat = tokio::task::spawn_blocking({
-        let chats = chats.clone();
-        move || chats.get(&id)
-    })
-    .await
-    .unwrap()
-    .unwrap();
+    // The old runner task may hold the log for a moment after its turn
+    // ended; a new process would find it free at once.
+    let chat = loop {
+        let got = tokio::task::spawn_blocking({
+            let (chats, id) = (chats.clone(), id.clone());
+            move || chats.get(&id)
+        })
+        .await
+        .unwrap();
+        match got {
+            Ok(c) => break c,
+            Err(conversations::ChatError::Log(conversations::LogError::Busy(_))) => {
+                tokio::time::sleep(Duration::from_millis(10)).await
+            }
+            Err(e) => panic!("{e}"),
+        }
+    };
     assert!(chat.log.view().always.contains("run_command"));
     chat.post("again").await.unwrap();
     let events = until(
