@@ -140,6 +140,7 @@ pub(crate) async fn run(parent: &Arc<Chat>, task: &str, cancel: &Cancel) -> Outc
         .unwrap_or_else(|| "The helper ended without an answer.".to_owned());
     // What comes back: what the helper used and read itself.
     let mut brought = Vec::new();
+    let mut marks = Vec::new();
     for e in &events {
         match &e.body {
             Body::SkillUsed(u) if u.by != SkillBy::Carried => {
@@ -157,15 +158,20 @@ pub(crate) async fn run(parent: &Arc<Chat>, task: &str, cancel: &Cancel) -> Outc
                 }
             }
             Body::Taint(t) if t.source != MarkSource::Carried => {
-                let _ = parent
-                    .mark(MarkSource::Carried, format!("a helper ({})", t.what), None)
-                    .await;
+                let what = format!("a helper ({})", t.what);
+                if parent
+                    .mark(MarkSource::Carried, what.clone(), None)
+                    .await
+                    .is_ok()
+                {
+                    marks.push(what);
+                }
             }
             _ => {}
         }
     }
     Outcome::ok(
         result,
-        Some(json!({ "helper": helper.id, "holds": brought })),
+        Some(json!({ "helper": helper.id, "addHolds": brought, "marks": marks })),
     )
 }

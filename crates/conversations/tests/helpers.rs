@@ -188,6 +188,15 @@ async fn holds_and_marks_flow_down_and_what_the_helper_did_flows_up() {
         })
         .unwrap();
     assert_eq!(result.output, "Notes tidied.");
+    let detail = result.detail.clone().unwrap();
+    assert_eq!(detail["addHolds"], serde_json::json!(["weekly-review"]));
+    assert_eq!(detail["helper"], serde_json::json!(helper.id));
+    assert!(
+        detail["marks"][0]
+            .as_str()
+            .is_some_and(|m| m.contains("dl.invalid")),
+        "{detail}"
+    );
     let back: Vec<_> = events
         .iter()
         .filter_map(|e| match &e.body {

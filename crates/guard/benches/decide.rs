@@ -136,7 +136,31 @@ fn main() {
     if std::env::args().any(|a| a == "--list" || a == "--test") {
         return;
     }
-    let view = ChatView::fold(&chat(2_000, 100, 50));
+    let mut events = chat(2_000, 100, 50);
+    // Ten skills held, each allowing git and the programs the bench runs.
+    for i in 0..10u64 {
+        let seq = events.len() as u64 + 1;
+        events.push(ev(
+            seq,
+            Body::SkillUsed(protocol::SkillUsed {
+                skill: format!("skill-{i}"),
+                source: "conch".into(),
+                fingerprint: String::new(),
+                permissions: Some(protocol::SkillPermissions {
+                    commands: vec!["git".into(), "cargo".into()],
+                    files: protocol::FileAccess::Write,
+                    web: protocol::WebAccess::Send,
+                    integrations: vec![],
+                }),
+                by: protocol::SkillBy::Typed,
+                from: None,
+                instructions: String::new(),
+                says: None,
+            }),
+        ));
+    }
+    let view = ChatView::fold(&events);
+    assert_eq!(view.holds.len(), 10);
     assert_eq!(view.marks.len(), 100);
     assert_eq!(view.always.len(), 50);
     let mut settings = Settings::new(Mode::Edits);
@@ -190,7 +214,7 @@ fn main() {
         }
         let (p50, p99) = percentiles(times);
         println!(
-            "decide ({name}; 100 marks, 50 always answers): p50 {:.2} µs, p99 {:.2} µs",
+            "decide ({name}; 100 marks, 50 always answers, 10 skills held): p50 {:.2} µs, p99 {:.2} µs",
             p50 / 1000.0,
             p99 / 1000.0
         );
@@ -205,6 +229,31 @@ fn main() {
     }
     let (median, _) = percentiles(folds);
     println!("fold a 100,000-event chat into the guard's view: median {median:.1} ms");
+
+    // skill_holds over a 100,000-event chat with 20 skills used.
+    let mut with_skills = chat(100_000, 100, 50);
+    for i in 0..20usize {
+        let at = i * 4_000 + 7;
+        with_skills[at].body = Body::SkillUsed(protocol::SkillUsed {
+            skill: format!("skill-{i}"),
+            source: "conch".into(),
+            fingerprint: "f".repeat(64),
+            permissions: Some(protocol::SkillPermissions::usual()),
+            by: protocol::SkillBy::UseSkill,
+            from: None,
+            instructions: "Do the steps.".into(),
+            says: None,
+        });
+    }
+    let mut times = Vec::new();
+    for _ in 0..15 {
+        let t = Instant::now();
+        let holds = protocol::skill_holds(&with_skills);
+        times.push(t.elapsed().as_secs_f64() * 1000.0);
+        assert_eq!(holds.len(), 20);
+    }
+    let (median, _) = percentiles(times);
+    println!("skill_holds over a 100,000-event chat with 20 skills used: median {median:.1} ms");
 
     // Per appended event, on a small chat and on a big one: the same cost.
     for size in [1_000u64, 100_000] {

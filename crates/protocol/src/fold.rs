@@ -29,8 +29,46 @@ pub struct Hold {
 
 /// The holds on a chat, from its events: every skill used and not stopped
 /// by a person. Compaction, summaries and trimming never end a hold.
+///
+/// Only the events that start, end or date a hold are looked at, so a
+/// reader that needs the holds alone doesn't pay for the whole view.
 pub fn skill_holds<'a>(events: impl IntoIterator<Item = &'a Event>) -> Vec<Hold> {
-    ChatView::fold(events).holds
+    let mut holds = Vec::new();
+    let mut open_turn = None;
+    for event in events {
+        apply_hold(&mut holds, open_turn, event);
+        match &event.body {
+            Body::TurnStarted(_) => open_turn = Some(event.seq),
+            Body::TurnEnded(ended) if open_turn == Some(ended.turn) => open_turn = None,
+            _ => {}
+        }
+    }
+    holds
+}
+
+/// One event's effect on the holds, given the turn open before it; shared by
+/// [`skill_holds`] and [`ChatView::apply`] so the two can't drift apart.
+fn apply_hold(holds: &mut Vec<Hold>, open_turn: Option<u64>, event: &Event) {
+    match &event.body {
+        Body::SkillUsed(used) => holds.push(Hold {
+            skill: used.skill.clone(),
+            source: used.source.clone(),
+            permissions: used.permissions.clone(),
+            seq: event.seq,
+            turn: open_turn,
+            by: used.by,
+            from: used.from.clone(),
+        }),
+        Body::SkillHoldEnded(ended) => holds.retain(|h| h.skill != ended.skill),
+        // A skill typed with the message that starts this turn came in
+        // with it.
+        Body::TurnStarted(_) => {
+            for hold in holds.iter_mut().filter(|h| h.turn.is_none()) {
+                hold.turn = Some(event.seq);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// The chat took in something from outside (a `taint` event).
@@ -208,16 +246,9 @@ impl ChatView {
                     self.marks[at].judge();
                 }
             }
-            Body::SkillUsed(used) => self.holds.push(Hold {
-                skill: used.skill.clone(),
-                source: used.source.clone(),
-                permissions: used.permissions.clone(),
-                seq: event.seq,
-                turn: self.open_turn.map(|t| t.seq),
-                by: used.by,
-                from: used.from.clone(),
-            }),
-            Body::SkillHoldEnded(ended) => self.holds.retain(|h| h.skill != ended.skill),
+            Body::SkillUsed(_) | Body::SkillHoldEnded(_) => {
+                apply_hold(&mut self.holds, self.open_turn.map(|t| t.seq), event)
+            }
             Body::Taint(taint) => {
                 let command = taint
                     .call
@@ -238,11 +269,7 @@ impl ChatView {
                 }
             }
             Body::TurnStarted(_) => {
-                // A skill typed with the message that starts this turn came
-                // in with it.
-                for hold in self.holds.iter_mut().filter(|h| h.turn.is_none()) {
-                    hold.turn = Some(event.seq);
-                }
+                apply_hold(&mut self.holds, self.open_turn.map(|t| t.seq), event);
                 self.turns += 1;
                 self.handled_until = event.seq;
                 self.open_turn = Some(OpenTurn { seq: event.seq });
@@ -400,6 +427,57 @@ mod tests {
             name: None,
             app: None,
         })
+    }
+
+    fn used(skill: &str) -> Body {
+        Body::SkillUsed(crate::skill::SkillUsed {
+            skill: skill.into(),
+            source: "conch".into(),
+            fingerprint: "f".into(),
+            permissions: None,
+            by: crate::skill::SkillBy::Typed,
+            from: None,
+            instructions: "Do it.".into(),
+            says: None,
+        })
+    }
+
+    #[test]
+    fn holds_alone_match_the_whole_view() {
+        let started = || {
+            Body::TurnStarted(TurnStarted {
+                engine: "mock".into(),
+                model: None,
+            })
+        };
+        let ended = |turn| {
+            Body::TurnEnded(TurnEnded {
+                turn,
+                reason: EndReason::Done,
+                error: None,
+            })
+        };
+        let log = vec![
+            ev(1, msg("/a do it", Speaker::Owner)),
+            ev(2, used("a")),
+            ev(3, started()),
+            ev(4, used("b")),
+            ev(5, ended(3)),
+            ev(6, used("c")),
+            ev(
+                7,
+                Body::SkillHoldEnded(crate::skill::SkillHoldEnded {
+                    skill: "b".into(),
+                    reason: "you".into(),
+                }),
+            ),
+            ev(8, started()),
+            ev(9, ended(8)),
+        ];
+        let alone = skill_holds(&log);
+        assert_eq!(alone, ChatView::fold(&log).holds);
+        let seen: Vec<_> = alone.iter().map(|h| (h.skill.as_str(), h.turn)).collect();
+        assert_eq!(seen, [("a", Some(3)), ("c", Some(8))]);
     }
 
     #[test]
