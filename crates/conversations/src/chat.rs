@@ -42,6 +42,15 @@ pub struct Chat {
     pub(crate) decisions: tokio::sync::Mutex<()>,
 }
 
+/// What every chat of one `Chats` shares.
+pub(crate) struct Shared {
+    pub engine: Arc<dyn Engine>,
+    pub tools: Arc<dyn ToolBox>,
+    pub policies: Arc<guard::Settings>,
+    pub skills: Option<Arc<skills::Catalog>>,
+    pub chats: std::sync::Weak<crate::chats::Chats>,
+}
+
 /// A message as written.
 #[derive(Debug, Clone)]
 pub struct Posted {
@@ -51,28 +60,19 @@ pub struct Posted {
 }
 
 impl Chat {
-    pub(crate) fn new(
-        id: String,
-        work: PathBuf,
-        log: ChatLog,
-        engine: Arc<dyn Engine>,
-        tools: Arc<dyn ToolBox>,
-        policies: Arc<guard::Settings>,
-        skills: Option<Arc<skills::Catalog>>,
-        chats: std::sync::Weak<crate::chats::Chats>,
-    ) -> Chat {
+    pub(crate) fn new(id: String, work: PathBuf, log: ChatLog, shared: Shared) -> Chat {
         let parent = log.with_view(|v| v.created.as_ref().and_then(|c| c.parent.clone()));
         Chat {
             id,
             work,
             log,
-            engine,
-            tools,
-            policies,
-            skills,
+            engine: shared.engine,
+            tools: shared.tools,
+            policies: shared.policies,
+            skills: shared.skills,
             skill_lists: Mutex::new(Default::default()),
             parent,
-            chats,
+            chats: shared.chats,
             running: Mutex::new(false),
             current: Mutex::new(None),
             waiters: Waiters::default(),
@@ -96,6 +96,16 @@ impl Chat {
     /// A person stops holding the chat to a skill's list. Never while a turn
     /// runs: the skill may be steering it right now.
     pub async fn stop_holding(&self, skill: &str) -> Result<(), ChatError> {
+        // Just after a turn ends, the runner looks for queued messages before
+        // it lets go: give it a moment, so a press right after a turn isn't
+        // refused for a turn that is over. A turn that starts meanwhile is.
+        let settle = std::time::Instant::now() + std::time::Duration::from_secs(1);
+        while self.is_running()
+            && self.log.with_view(|v| v.open_turn.is_none())
+            && std::time::Instant::now() < settle
+        {
+            tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+        }
         let _one_at_a_time = self.decisions.lock().await;
         if self.is_running() || self.log.with_view(|v| v.open_turn.is_some()) {
             return Err(ChatError::TurnRunning);

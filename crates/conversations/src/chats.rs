@@ -155,16 +155,7 @@ impl Chats {
             parent: new.parent.clone(),
         }))
         .await?;
-        let chat = Arc::new(Chat::new(
-            id.clone(),
-            work,
-            log,
-            self.engine.clone(),
-            self.tools.clone(),
-            self.policies.clone(),
-            self.config.skills.clone(),
-            self.me.clone(),
-        ));
+        let chat = Arc::new(Chat::new(id.clone(), work, log, self.shared()));
         self.lock_open().insert(id, chat.clone());
         Ok(chat)
     }
@@ -207,18 +198,19 @@ impl Chats {
                 error: Some("Conch stopped while this turn was running.".to_owned()),
             }))?;
         }
-        let chat = Arc::new(Chat::new(
-            id.to_owned(),
-            work,
-            log,
-            self.engine.clone(),
-            self.tools.clone(),
-            self.policies.clone(),
-            self.config.skills.clone(),
-            self.me.clone(),
-        ));
+        let chat = Arc::new(Chat::new(id.to_owned(), work, log, self.shared()));
         open.insert(id.to_owned(), chat.clone());
         Ok(chat)
+    }
+
+    fn shared(&self) -> crate::chat::Shared {
+        crate::chat::Shared {
+            engine: self.engine.clone(),
+            tools: self.tools.clone(),
+            policies: self.policies.clone(),
+            skills: self.config.skills.clone(),
+            chats: self.me.clone(),
+        }
     }
 
     /// The open chats a chat started (its helpers).

@@ -5,6 +5,7 @@
 //! pass.
 
 use std::collections::{BTreeSet, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::action::Action;
 use crate::body::{Answer, Body, ChatCreated, EndReason, MarkSource, Mode, Origin, Speaker};
@@ -156,7 +157,7 @@ pub struct ChatView {
     /// Addresses in the owner's own messages (without a trailing `/`), for
     /// "word for word" checks; kept as 64-bit SipHash digests, so a long
     /// chat's fold allocates nothing per message.
-    owner_words: HashSet<u64>,
+    owner_words: HashSet<u64, BuildHasherDefault<Digested>>,
     /// The most recent commands: (seq, call id, the command if it could be a
     /// download). A mark names a call that has just finished, so a short
     /// memory is enough; a mark whose call has been forgotten holds.
@@ -387,10 +388,32 @@ fn words(text: &str) -> impl Iterator<Item = &str> + '_ {
         })
 }
 
+/// The set of owner's addresses holds SipHash digests already: hashing
+/// them again would only double the cost of a long chat's fold.
+#[derive(Default)]
+struct Digested(u64);
+
+impl Hasher for Digested {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Only u64s are put in the set; this is here for completeness.
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
 /// SipHash of a string with fixed keys: the same in every process, so folds
 /// agree.
 fn digest(text: &str) -> u64 {
-    use std::hash::{Hash, Hasher};
+    use std::hash::Hash;
     let mut h = std::collections::hash_map::DefaultHasher::new();
     text.hash(&mut h);
     h.finish()

@@ -216,6 +216,14 @@ async fn drive(scenario: Scenario, keep: Option<&Path>) -> Result<Value, Failure
                     None,
                 )?;
             }
+            Step::Compact(s) => {
+                chat.log
+                    .append(Body::Compacted(protocol::Compacted {
+                        summary: s.compact.clone(),
+                        through: chat.log.last_seq(),
+                    }))
+                    .await?;
+            }
             Step::DeleteSkill(s) => {
                 let dir = home.root().join("skills").join(&s.delete_skill);
                 let _ = std::fs::remove_dir_all(dir);
@@ -223,10 +231,7 @@ async fn drive(scenario: Scenario, keep: Option<&Path>) -> Result<Value, Failure
             Step::StopHolding(s) => {
                 let by = s.by.clone().unwrap_or_else(|| "person".to_owned());
                 let result = if by == "key" {
-                    Err(
-                        "Only a person signed in with the password can do this. Access keys can't."
-                            .to_owned(),
-                    )
+                    Err(gateway::auth::PERSON_ONLY.to_owned())
                 } else {
                     chat.stop_holding(&s.stop_holding)
                         .await
@@ -591,6 +596,29 @@ fn print_report(report: &Value) {
             "marked: {} {}{held}",
             mark["source"].as_str().unwrap_or(""),
             mark["what"].as_str().unwrap_or("")
+        );
+    }
+    for stop in report["stops"].as_array().into_iter().flatten() {
+        let what = match stop["said"].as_str() {
+            Some(said) => format!("refused: {said}"),
+            None => "stopped".to_owned(),
+        };
+        println!(
+            "step {:<3} stop holding {} (by a {}): {what}",
+            stop["step"],
+            stop["skill"].as_str().unwrap_or(""),
+            stop["by"].as_str().unwrap_or("person"),
+        );
+    }
+    for hold in report["holds"].as_array().into_iter().flatten() {
+        let from = hold["from"]
+            .as_str()
+            .map(|f| format!(" from {f}"))
+            .unwrap_or_default();
+        println!(
+            "held to: {} ({}{from})",
+            hold["skill"].as_str().unwrap_or(""),
+            hold["by"].as_str().unwrap_or("")
         );
     }
     if let Some(chat) = report["chat"].as_str() {

@@ -84,6 +84,14 @@ pub enum Step {
     EditSkill(EditSkillStep),
     DeleteSkill(DeleteSkillStep),
     StopHolding(StopHoldingStep),
+    Compact(CompactStep),
+}
+
+/// Older turns are summarised to fit the model (a `compacted` event).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompactStep {
+    pub compact: String,
 }
 
 /// The owner types `/name`.

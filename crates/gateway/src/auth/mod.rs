@@ -117,6 +117,11 @@ impl<S: Send + Sync> FromRequestParts<S> for Who {
     }
 }
 
+/// What an access key is told at a person-only route (and what replay says
+/// when a scenario tries one with a key).
+pub const PERSON_ONLY: &str =
+    "Only a person signed in with the password can do this. Access keys can't.";
+
 /// A route only a person signed in with the password may use.
 pub struct Person {
     pub token: String,
@@ -129,10 +134,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Person {
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
         match Who::from_request_parts(parts, state).await? {
             Who::Owner { token, session } => Ok(Person { token, session }),
-            Who::Key(_) => Err(ApiError::new(
-                StatusCode::FORBIDDEN,
-                "Only a person signed in with the password can do this. Access keys can't.",
-            )),
+            Who::Key(_) => Err(ApiError::new(StatusCode::FORBIDDEN, PERSON_ONLY)),
         }
     }
 }
