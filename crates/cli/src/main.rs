@@ -9,6 +9,8 @@ mod seal_cmd;
 mod serve;
 mod setup;
 mod skills_cmd;
+mod skills_sign;
+mod doctor;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -58,7 +60,8 @@ enum Command {
     Seal {
         #[command(subcommand)]
         command: seal_cmd::SealCommand,
-    },
+    },    /// Check Conch's folder; --repair fixes what it can.
+    Doctor(doctor::DoctorArgs),
 }
 
 /// A failure to report: one sentence, already in the user's words.
@@ -88,6 +91,7 @@ fn main() -> ExitCode {
             Command::Replay(_) => Ok(()),
             Command::Seal { command } => seal_cmd::run(&home, command),
             Command::Skills { command } => skills_cmd::run(&home, command),
+            Command::Doctor(args) => doctor::run(&home, args),
         }
     })();
     match result {

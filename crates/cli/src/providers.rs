@@ -101,12 +101,12 @@ pub fn run(home: &Home, command: ProvidersCommand) -> Result<(), Failure> {
                 settings.default_provider = Some(args.name.clone());
             }
             if let Some(key) = &key {
-                let mut secrets = Secrets::load(root)?;
+                let mut secrets = Secrets::load(&settings.vault(root))?;
                 secrets.providers.insert(
                     args.name.clone(),
                     conversations::secrets::ProviderSecret { key: key.clone() },
                 );
-                secrets.save(root)?;
+                secrets.save(&settings.vault(root))?;
             }
             settings.save(root)?;
             let verb = if existed { "Updated" } else { "Added" };
@@ -123,7 +123,7 @@ pub fn run(home: &Home, command: ProvidersCommand) -> Result<(), Failure> {
             if settings.providers.is_empty() {
                 println!("No providers: Conch uses its built-in mock engine. Add one with conch providers add NAME --kind openai|anthropic --model M --key-stdin");
             }
-            let secrets = Secrets::load(root)?;
+            let secrets = Secrets::load(&settings.vault(root))?;
             let default = settings.provider().map(|p| p.name.clone());
             for p in &settings.providers {
                 println!(
@@ -157,9 +157,9 @@ pub fn run(home: &Home, command: ProvidersCommand) -> Result<(), Failure> {
                 settings.default_provider = settings.providers.first().map(|p| p.name.clone());
             }
             settings.save(root)?;
-            let mut secrets = Secrets::load(root)?;
+            let mut secrets = Secrets::load(&settings.vault(root))?;
             if secrets.providers.remove(&name).is_some() {
-                secrets.save(root)?;
+                secrets.save(&settings.vault(root))?;
             }
             println!("Removed the provider \"{name}\" and its key.");
         }

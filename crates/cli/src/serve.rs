@@ -60,6 +60,7 @@ async fn serve(
         Some(dir) => dir,
         None => std::env::current_dir()?,
     };
+    crate::doctor::lock_at_start(&settings.vault(home.root()));
     let (engine, engine_line) = pick_engine(&home, &settings)?;
     let (seal, seal_line) = pick_seal(&home, &settings);
     let catalog = Arc::new(skills::Catalog {
@@ -184,7 +185,7 @@ fn pick_engine(home: &Home, settings: &Settings) -> Result<(Arc<dyn Engine>, Str
         let line = "No provider is configured, so Conch answers with its built-in mock engine (no model, no network).";
         return Ok((Arc::new(MockEngine::default()), line.to_owned()));
     };
-    let secrets = Secrets::load(home.root())?;
+    let secrets = Secrets::load(&settings.vault(home.root()))?;
     let provider = Provider {
         settings: chosen.clone(),
         key: secrets.key(&chosen.name),

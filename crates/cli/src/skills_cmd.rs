@@ -1,4 +1,5 @@
-//! `conch skills list|scan|review|enable|disable`.
+//! `conch skills list|scan|review|enable|disable`; signing is in
+//! skills_sign.rs.
 
 use std::path::{Path, PathBuf};
 
@@ -29,6 +30,27 @@ pub enum SkillsCommand {
     },
     /// Turn a skill off.
     Disable { name: String },
+    /// Sign a skill folder with your key (made on first use).
+    Sign { path: PathBuf },
+    /// Check a skill folder's signature.
+    Verify {
+        path: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Trust a public key: skills it signed say Verified.
+    Trust {
+        public_key: String,
+        #[arg(long)]
+        name: String,
+    },
+    /// Stop trusting a key (its public key, fingerprint or name).
+    Forget { key: String },
+    /// Show your signing key's fingerprint; --new makes a new one when the old can't be opened.
+    Key {
+        #[arg(long)]
+        new: bool,
+    },
 }
 
 fn verdict(v: Verdict) -> &'static str {
@@ -122,6 +144,15 @@ pub fn run(home: &Home, command: SkillsCommand) -> Result<(), Failure> {
         ..Catalog::new(home.root())
     };
     match command {
+        SkillsCommand::Sign { path } => return crate::skills_sign::sign(home, &path),
+        SkillsCommand::Verify { path, json } => {
+            return crate::skills_sign::verify(home, &path, json)
+        }
+        SkillsCommand::Trust { public_key, name } => {
+            return crate::skills_sign::trust(home, &public_key, &name)
+        }
+        SkillsCommand::Forget { key } => return crate::skills_sign::forget(home, &key),
+        SkillsCommand::Key { new } => return crate::skills_sign::key(home, new),
         SkillsCommand::List => {
             let all = cat.list()?;
             if all.is_empty() {

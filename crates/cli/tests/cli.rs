@@ -291,7 +291,17 @@ fn providers_keep_keys_out_of_settings_and_off_the_command_line() {
         "{settings}"
     );
     let secrets = std::fs::read_to_string(home.join("secrets.json")).unwrap();
-    assert!(secrets.contains("sk-secret-value"));
+    assert!(!secrets.contains("sk-secret-value"), "sealed: {secrets}");
+    assert!(vault::is_sealed(secrets.as_bytes()));
+    match vault::Vault::new(home, vault::KeystoreMode::Auto)
+        .read("secrets.json")
+        .unwrap()
+    {
+        vault::Stored::Sealed(plain) => {
+            assert!(String::from_utf8_lossy(&plain).contains("sk-secret-value"))
+        }
+        _ => panic!("secrets.json isn't sealed"),
+    }
     let mode = std::fs::metadata(home.join("secrets.json"))
         .unwrap()
         .permissions()
@@ -370,8 +380,15 @@ fn providers_keep_keys_out_of_settings_and_off_the_command_line() {
     assert!(conch(home, &["providers", "remove", "claude"], None)
         .status
         .success());
-    let secrets = std::fs::read_to_string(home.join("secrets.json")).unwrap();
+    let secrets = match vault::Vault::new(home, vault::KeystoreMode::Auto)
+        .read("secrets.json")
+        .unwrap()
+    {
+        vault::Stored::Sealed(plain) => String::from_utf8_lossy(&plain).into_owned(),
+        _ => panic!("secrets.json isn't sealed"),
+    };
     assert!(!secrets.contains("ak-from-env"));
+    assert!(secrets.contains("local"), "{secrets}");
     let settings = std::fs::read_to_string(home.join("settings.json")).unwrap();
     assert!(
         settings.contains("\"defaultProvider\": \"local\""),

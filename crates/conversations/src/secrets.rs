@@ -1,12 +1,12 @@
-//! `secrets.json`: provider keys, 0600, written atomically. Nothing else
-//! reads or shows them; `conch providers list` says only whether one is set.
+//! `secrets.json`: provider keys, sealed under this computer's device key
+//! (see the `vault` crate). Nothing else reads or shows them; `conch
+//! providers list` says only whether one is set. A file from an older
+//! Conch, in the clear, is checked and locked the first time it is read.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-
-use crate::private_file::write_private;
+use vault::{Stored, Vault, VaultError};
 
 pub const SECRETS_FILE: &str = "secrets.json";
 
@@ -24,42 +24,55 @@ pub struct ProviderSecret {
 
 #[derive(Debug)]
 pub enum SecretsError {
-    Read(PathBuf, std::io::Error),
-    Damaged(PathBuf, String),
-    Write(PathBuf, std::io::Error),
+    Vault(VaultError),
+    Damaged(String),
 }
 
 impl std::fmt::Display for SecretsError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let again = "Move secrets.json aside and add your provider keys again with conch providers add … --key-stdin.";
         match self {
-            SecretsError::Read(p, e) => write!(f, "Conch couldn't read {}: {e}.", p.display()),
-            SecretsError::Damaged(p, why) => write!(
+            SecretsError::Vault(e @ (VaultError::Changed(_) | VaultError::Damaged(..))) => {
+                write!(f, "{e} Provider keys can't be read. {again}")
+            }
+            SecretsError::Vault(e) => e.fmt(f),
+            SecretsError::Damaged(why) => write!(
                 f,
-                "{} is damaged ({why}), so provider keys can't be read. Add them again with conch providers add … --key-stdin after moving it aside.",
-                p.display()
+                "secrets.json is damaged ({why}), so provider keys can't be read. {again}"
             ),
-            SecretsError::Write(p, e) => write!(f, "Conch couldn't save {}: {e}.", p.display()),
         }
     }
 }
 
 impl std::error::Error for SecretsError {}
 
+impl From<VaultError> for SecretsError {
+    fn from(e: VaultError) -> SecretsError {
+        SecretsError::Vault(e)
+    }
+}
+
+fn parse(bytes: &[u8]) -> Result<Secrets, String> {
+    serde_json::from_slice(bytes).map_err(|e| e.to_string())
+}
+
 impl Secrets {
-    pub fn load(home: &Path) -> Result<Secrets, SecretsError> {
-        let path = home.join(SECRETS_FILE);
-        match std::fs::read(&path) {
-            Ok(bytes) => serde_json::from_slice(&bytes)
-                .map_err(|e| SecretsError::Damaged(path, e.to_string())),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Secrets::default()),
-            Err(e) => Err(SecretsError::Read(path, e)),
+    pub fn load(vault: &Vault) -> Result<Secrets, SecretsError> {
+        match vault.read(SECRETS_FILE)? {
+            Stored::Missing => Ok(Secrets::default()),
+            Stored::Sealed(plain) => parse(&plain).map_err(SecretsError::Damaged),
+            Stored::Clear(plain) => {
+                let secrets = parse(&plain).map_err(SecretsError::Damaged)?;
+                vault.lock_if_clear(SECRETS_FILE, |b| parse(b).map(|_| ()))?;
+                Ok(secrets)
+            }
         }
     }
 
-    pub fn save(&self, home: &Path) -> Result<(), SecretsError> {
-        let path = home.join(SECRETS_FILE);
-        let text = serde_json::to_string_pretty(self).unwrap_or_else(|_| "{}".into());
-        write_private(&path, text.as_bytes()).map_err(|e| SecretsError::Write(path, e))
+    pub fn save(&self, vault: &Vault) -> Result<(), SecretsError> {
+        let text = zeroize::Zeroizing::new(serde_json::to_vec_pretty(self).unwrap_or_default());
+        vault.write(SECRETS_FILE, &text)?;
+        Ok(())
     }
 
     pub fn key(&self, provider: &str) -> Option<String> {

@@ -45,6 +45,10 @@ pub struct Settings {
     /// How long a command may run, in seconds (default 120).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command_timeout_secs: Option<u64>,
+    /// Where this computer's device key is kept: `auto` (default), `os`,
+    /// `file`. One setting for the gateway and the terminal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keystore_mode: Option<vault::KeystoreMode>,
     #[serde(flatten)]
     pub other: Map<String, Value>,
 }
@@ -123,6 +127,12 @@ impl Settings {
             Some(name) => self.providers.iter().find(|p| &p.name == name),
             None => self.providers.first(),
         }
+    }
+
+    /// The home's sealed files, opened with the keystore this setting
+    /// picks. Asks no keystore until a sealed file is read or written.
+    pub fn vault(&self, home: &Path) -> vault::Vault {
+        vault::Vault::new(home, self.keystore_mode.unwrap_or_default())
     }
 
     pub fn load(home: &Path) -> Result<Settings, SettingsError> {

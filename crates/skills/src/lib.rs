@@ -9,6 +9,8 @@ mod permissions;
 pub mod read;
 pub mod scan;
 pub mod sources;
+pub mod signature;
+pub mod signing_key;
 pub mod trust;
 
 pub use catalog::{Catalog, OffWhy, Skill, SkillError, State};
@@ -16,4 +18,6 @@ pub use front::{Front, FrontError};
 pub use read::{read_folder, Folder, Unread};
 pub use scan::{scan, scan_text, Finding, Report, Severity, Verdict};
 pub use sources::Source;
-pub use trust::{Trust, TrustError, TRUST_FILE};
+pub use ed25519_dalek::VerifyingKey;
+pub use signing_key::{SigningKeyError, SIGNING_FILE};
+pub use trust::{Signer, Trust, TrustError, TRUST_FILE};

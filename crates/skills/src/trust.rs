@@ -24,9 +24,24 @@ pub struct Trust {
     /// Conch's own skills a person turned off.
     #[serde(default)]
     pub disabled: BTreeSet<String>,
-    /// Everything else (signing keys, later), kept as it is.
+    /// Keys whose signatures say "Verified": yours, and those you trusted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub signers: Vec<Signer>,
+    /// Everything else, kept as it is.
     #[serde(flatten)]
     pub other: serde_json::Map<String, serde_json::Value>,
+}
+
+/// A trusted signing key.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Signer {
+    pub name: String,
+    /// base64 of the 32-byte Ed25519 public key.
+    pub public_key: String,
+    /// This computer's own key (or one it had before `--new`).
+    #[serde(default)]
+    pub yours: bool,
 }
 
 #[derive(Debug)]
@@ -51,6 +66,46 @@ impl std::fmt::Display for TrustError {
 impl std::error::Error for TrustError {}
 
 impl Trust {
+    /// The trusted signer with this key.
+    pub fn signer(&self, key: &ed25519_dalek::VerifyingKey) -> Option<&Signer> {
+        let text = crate::signing_key::public_text(key);
+        self.signers.iter().find(|s| s.public_key == text)
+    }
+
+    /// Trusts `key` as `name` (a key already trusted is renamed).
+    pub fn trust_signer(&mut self, key: &ed25519_dalek::VerifyingKey, name: &str, yours: bool) {
+        let public_key = crate::signing_key::public_text(key);
+        match self.signers.iter_mut().find(|s| s.public_key == public_key) {
+            Some(s) => {
+                s.name = name.to_owned();
+                s.yours |= yours;
+            }
+            None => self.signers.push(Signer {
+                name: name.to_owned(),
+                public_key,
+                yours,
+            }),
+        }
+    }
+
+    /// Stops trusting the keys matching `what`: a public key, a
+    /// fingerprint, or a name. Returns the names forgotten.
+    pub fn forget_signer(&mut self, what: &str) -> Vec<String> {
+        let what = what.trim();
+        let mut gone = Vec::new();
+        self.signers.retain(|s| {
+            let fp = crate::signing_key::parse_public(&s.public_key)
+                .map(|k| crate::signing_key::key_fingerprint(&k))
+                .unwrap_or_default();
+            let hit = s.public_key == what || fp == what || s.name == what;
+            if hit {
+                gone.push(s.name.clone());
+            }
+            !hit
+        });
+        gone
+    }
+
     pub fn load(conch_home: &Path) -> Result<Trust, TrustError> {
         let path = conch_home.join(TRUST_FILE);
         match std::fs::read(&path) {

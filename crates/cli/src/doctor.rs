@@ -1,0 +1,113 @@
+//! `conch doctor [--repair]`: what in Conch's folder needs attention. A
+//! plain look only warns; `--repair` fixes what can be fixed without you.
+
+use clap::Args;
+use conversations::secrets::SECRETS_FILE;
+use conversations::{Home, Settings};
+use skills::signing_key::{self, key_fingerprint, KeyStatus};
+use vault::{Locked, Vault};
+
+use crate::Failure;
+
+#[derive(Args)]
+pub struct DoctorArgs {
+    /// Fix what can be fixed (lock keys found in the clear).
+    #[arg(long)]
+    repair: bool,
+}
+
+/// One check's outcome, as printed.
+enum Line {
+    Ok(String),
+    Warn(String),
+    Needs(String),
+}
+
+fn secrets_check(vault: &Vault, repair: bool) -> Option<Line> {
+    match vault.is_clear(SECRETS_FILE) {
+        Ok(false) => None,
+        Ok(true) if repair => Some(
+            match vault.lock_if_clear(SECRETS_FILE, |b| {
+                serde_json::from_slice::<conversations::Secrets>(b)
+                    .map(|_| ())
+                    .map_err(|e| e.to_string())
+            }) {
+                Ok(_) => Line::Ok("Provider keys: locked with this computer's own key.".into()),
+                Err(e) => Line::Needs(format!("Provider keys: {e}")),
+            },
+        ),
+        Ok(true) => Some(Line::Warn(
+            "Provider keys are in the clear in secrets.json. conch doctor --repair locks them with this computer's own key.".into(),
+        )),
+        Err(e) => Some(Line::Needs(format!("Provider keys: {e}"))),
+    }
+}
+
+fn signing_check(vault: &Vault, repair: bool) -> Option<Line> {
+    match signing_key::status(vault) {
+        // Silent when you've never signed a skill.
+        KeyStatus::None => None,
+        KeyStatus::Sealed(_) => Some(Line::Ok(
+            "Key for signing skills: Locked with this computer's own key.".into(),
+        )),
+        KeyStatus::Clear if repair => Some(match signing_key::lock_if_clear(vault) {
+            Ok(Locked::Locked) | Ok(Locked::AlreadySealed) => match signing_key::status(vault) {
+                KeyStatus::Sealed(key) => Line::Ok(format!(
+                    "Key for signing skills ({}): was in the clear; now Locked with this computer's own key.",
+                    key_fingerprint(&key)
+                )),
+                _ => Line::Needs("Key for signing skills: it was locked but doesn't open now. Run conch doctor again.".into()),
+            },
+            Ok(Locked::Missing) => Line::Ok("Key for signing skills: none.".into()),
+            Err(e) => Line::Needs(format!("Key for signing skills: {e}")),
+        }),
+        KeyStatus::Clear => Some(Line::Warn(
+            "Key for signing skills is in the clear. conch doctor --repair locks it with this computer's own key.".into(),
+        )),
+        KeyStatus::CantOpen(e) => Some(Line::Needs(format!(
+            "Key for signing skills: {e}\nTo make a new one (the old stays trusted as yours), copy:\n  conch skills key --new\nor restore the key from a backup."
+        ))),
+    }
+}
+
+pub fn run(home: &Home, args: DoctorArgs) -> Result<(), Failure> {
+    let settings = Settings::load(home.root())?;
+    let vault = settings.vault(home.root());
+    let lines: Vec<Line> = [
+        secrets_check(&vault, args.repair),
+        signing_check(&vault, args.repair),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let mut needs = false;
+    for line in &lines {
+        match line {
+            Line::Ok(t) => println!("ok: {t}"),
+            Line::Warn(t) => println!("warning: {t}"),
+            Line::Needs(t) => {
+                needs = true;
+                println!("needs you: {t}");
+            }
+        }
+    }
+    if lines.is_empty() {
+        println!("Nothing needs attention.");
+    }
+    if needs {
+        return Err(Failure("Something needs you; see above.".into()));
+    }
+    Ok(())
+}
+
+/// At start: keys found in the clear (an older Conch, a restored backup)
+/// are checked and locked. A sealed file is left alone without reaching for
+/// the keychain. What can't be locked is said, and Conch starts anyway.
+pub fn lock_at_start(vault: &Vault) {
+    if let Some(Line::Needs(t)) = secrets_check(vault, true) {
+        eprintln!("conch: {t}");
+    }
+    if let Err(e) = signing_key::lock_if_clear(vault) {
+        eprintln!("conch: Key for signing skills: {e}");
+    }
+}
