@@ -1,6 +1,7 @@
 //! `conch`: the one binary.
 
 mod chat;
+mod doctor;
 mod keys;
 mod listen;
 mod providers;
@@ -10,7 +11,6 @@ mod serve;
 mod setup;
 mod skills_cmd;
 mod skills_sign;
-mod doctor;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -60,7 +60,8 @@ enum Command {
     Seal {
         #[command(subcommand)]
         command: seal_cmd::SealCommand,
-    },    /// Check Conch's folder; --repair fixes what it can.
+    },
+    /// Check Conch's folder; --repair fixes what it can.
     Doctor(doctor::DoctorArgs),
 }
 

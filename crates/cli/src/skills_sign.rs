@@ -59,7 +59,10 @@ pub fn sign(home: &Home, path: &Path) -> Result<(), Failure> {
         key_fingerprint(&key),
         file.digest
     );
-    println!("Others who trust your public key see it as verified:\n{}", public_text(&key));
+    println!(
+        "Others who trust your public key see it as verified:\n{}",
+        public_text(&key)
+    );
     Ok(())
 }
 
@@ -69,9 +72,11 @@ pub fn verify(home: &Home, path: &Path, as_json: bool) -> Result<(), Failure> {
     let verdict = signature::verify(&dir, &trust)?;
     if as_json {
         let (kind, signer, fingerprint) = match &verdict {
-            Verdict::Verified { signer, fingerprint, .. } => {
-                ("verified", Some(signer.clone()), Some(fingerprint.clone()))
-            }
+            Verdict::Verified {
+                signer,
+                fingerprint,
+                ..
+            } => ("verified", Some(signer.clone()), Some(fingerprint.clone())),
             Verdict::UnknownKey { fingerprint, .. } => {
                 ("unknown-key", None, Some(fingerprint.clone()))
             }
@@ -96,7 +101,10 @@ pub fn verify(home: &Home, path: &Path, as_json: bool) -> Result<(), Failure> {
 
 pub fn trust(home: &Home, public: &str, name: &str) -> Result<(), Failure> {
     let key = parse_public(public).ok_or_else(|| {
-        Failure("That isn't an Ed25519 public key. Ask for the line conch skills key prints.".to_owned())
+        Failure(
+            "That isn't an Ed25519 public key. Ask for the line conch skills key prints."
+                .to_owned(),
+        )
     })?;
     let name = name.trim();
     if name.is_empty() {
@@ -152,7 +160,9 @@ pub fn key(home: &Home, new: bool) -> Result<(), Failure> {
         return Ok(());
     }
     match signing_key::open(&vault)? {
-        None => println!("You haven't made a key for signing skills yet: conch skills sign PATH makes one."),
+        None => println!(
+            "You haven't made a key for signing skills yet: conch skills sign PATH makes one."
+        ),
         Some(signer) => {
             let key = signer.public_key();
             println!(

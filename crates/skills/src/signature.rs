@@ -57,9 +57,13 @@ impl std::error::Error for SignatureError {}
 /// The digest a signature covers: every file but the signature.
 pub fn digest(folder: &Path) -> Result<String, SignatureError> {
     let shown = folder.display().to_string();
-    let read = crate::read::read_folder(folder).map_err(|e| SignatureError::Read(shown.clone(), e))?;
+    let read =
+        crate::read::read_folder(folder).map_err(|e| SignatureError::Read(shown.clone(), e))?;
     if let Some((_, n)) = read.hashes.iter().find(|(p, _)| p == "(more files)") {
-        return Err(SignatureError::Unread(shown, format!("{n} files, too many to hash")));
+        return Err(SignatureError::Unread(
+            shown,
+            format!("{n} files, too many to hash"),
+        ));
     }
     let hashes = read
         .hashes
@@ -94,9 +98,16 @@ pub fn sign(folder: &Path, signer: &SkillSigner) -> Result<SignatureFile, Signat
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {
     /// Signed by a key you trust, and nothing changed since.
-    Verified { signer: String, fingerprint: String, yours: bool },
+    Verified {
+        signer: String,
+        fingerprint: String,
+        yours: bool,
+    },
     /// Signed, unchanged, by a key you haven't trusted.
-    UnknownKey { fingerprint: String, public_key: String },
+    UnknownKey {
+        fingerprint: String,
+        public_key: String,
+    },
     /// Files changed after signing, or the signature doesn't hold.
     Changed,
     NotSigned,
@@ -133,8 +144,9 @@ pub fn verify(folder: &Path, trust: &Trust) -> Result<Verdict, SignatureError> {
         Ok(meta) if meta.len() > 64 * 1024 => {
             return Ok(Verdict::Damaged("it is far too big".to_owned()))
         }
-        Ok(_) => std::fs::read(&path)
-            .map_err(|e| SignatureError::Read(path.display().to_string(), e))?,
+        Ok(_) => {
+            std::fs::read(&path).map_err(|e| SignatureError::Read(path.display().to_string(), e))?
+        }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Verdict::NotSigned),
         Err(e) => return Err(SignatureError::Read(path.display().to_string(), e)),
     };
@@ -143,17 +155,24 @@ pub fn verify(folder: &Path, trust: &Trust) -> Result<Verdict, SignatureError> {
         Err(e) => return Ok(Verdict::Damaged(e.to_string())),
     };
     if file.signature != FORMAT {
-        return Ok(Verdict::Damaged(format!("it is \"{}\", not {FORMAT}", file.signature)));
+        return Ok(Verdict::Damaged(format!(
+            "it is \"{}\", not {FORMAT}",
+            file.signature
+        )));
     }
     let Some(key) = parse_public(&file.public_key) else {
-        return Ok(Verdict::Damaged("its public key isn't an Ed25519 key".to_owned()));
+        return Ok(Verdict::Damaged(
+            "its public key isn't an Ed25519 key".to_owned(),
+        ));
     };
     let Some(value) = STANDARD
         .decode(&file.value)
         .ok()
         .and_then(|b| Signature::from_slice(&b).ok())
     else {
-        return Ok(Verdict::Damaged("its signature isn't an Ed25519 signature".to_owned()));
+        return Ok(Verdict::Damaged(
+            "its signature isn't an Ed25519 signature".to_owned(),
+        ));
     };
     let now = digest(folder)?;
     if now != file.digest || key.verify_strict(&message(&now), &value).is_err() {

@@ -189,20 +189,30 @@ pub fn open(vault: &Vault) -> Result<Option<SkillSigner>, SigningKeyError> {
     }
 }
 
-fn make(vault: &Vault) -> Result<SkillSigner, SigningKeyError> {
+/// Makes a key and seals it, unless a key file appeared meanwhile (two
+/// first signs at once): then None, and the one there is the key.
+fn make(vault: &Vault) -> Result<Option<SkillSigner>, SigningKeyError> {
     let mut seed = Zeroizing::new([0u8; 32]);
     getrandom::fill(seed.as_mut()).map_err(|e| SigningKeyError::Damaged(e.to_string()))?;
     let key = SigningKey::from_bytes(&seed);
     let text = text_of(&key).map_err(SigningKeyError::Damaged)?;
-    vault.write(SIGNING_FILE, &text).map_err(from_vault)?;
-    Ok(SkillSigner { key })
+    if vault.create(SIGNING_FILE, &text).map_err(from_vault)? {
+        Ok(Some(SkillSigner { key }))
+    } else {
+        Ok(None)
+    }
 }
 
 /// The key, made (sealed) on first use.
 pub fn open_or_make(vault: &Vault) -> Result<(SkillSigner, bool), SigningKeyError> {
-    match open(vault)? {
-        Some(signer) => Ok((signer, false)),
-        None => make(vault).map(|s| (s, true)),
+    if let Some(signer) = open(vault)? {
+        return Ok((signer, false));
+    }
+    match make(vault)? {
+        Some(signer) => Ok((signer, true)),
+        None => open(vault)?
+            .map(|s| (s, false))
+            .ok_or_else(|| SigningKeyError::Damaged("it vanished while it was made".to_owned())),
     }
 }
 
@@ -269,7 +279,11 @@ pub fn make_new(vault: &Vault) -> Result<(SkillSigner, Replaced), NewKeyError> {
             Replaced::SetAside(to)
         }
     };
-    let signer = make(vault).map_err(NewKeyError::Failed)?;
+    let signer = make(vault).map_err(NewKeyError::Failed)?.ok_or_else(|| {
+        NewKeyError::Failed(SigningKeyError::Damaged(
+            "another key file appeared while the new one was made".to_owned(),
+        ))
+    })?;
     Ok((signer, replaced))
 }
 

@@ -31,6 +31,36 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     result
 }
 
+/// Like [`write_atomic`], but never replaces a file that is there: the
+/// whole file is hard-linked into place, which fails if another process
+/// got there first. False then.
+pub fn create_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<bool> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temp = dir.join(format!(".{name}.tmp-{}-{}", std::process::id(), unique()));
+    let result = (|| {
+        let mut file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&temp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        let made = match fs::hard_link(&temp, path) {
+            Ok(()) => true,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => false,
+            Err(e) => return Err(e),
+        };
+        File::open(dir)?.sync_all()?;
+        Ok(made)
+    })();
+    let _ = fs::remove_file(&temp);
+    result
+}
+
 /// Temporary files a killed writer left beside `path`. They only ever held
 /// what was being written (sealed bytes, for a sealed file).
 pub fn leftovers(path: &Path) -> Vec<std::path::PathBuf> {

@@ -32,9 +32,14 @@ pub struct SealedFile {
     pub data: String,
 }
 
-/// Whether `bytes` are a sealed file (of any version), not a clear one.
+/// What a sealed file starts with. A file that starts so but doesn't parse
+/// (truncated, changed) is a broken seal, never a clear file.
+const PREFIX: &[u8] = br#"{"sealed":"conch-system/"#;
+
+/// Whether `bytes` are a sealed file (of any version, whole or broken), not
+/// a clear one.
 pub fn is_sealed(bytes: &[u8]) -> bool {
-    parse(bytes).is_some()
+    bytes.starts_with(PREFIX) || parse(bytes).is_some()
 }
 
 fn parse(bytes: &[u8]) -> Option<SealedFile> {
@@ -103,7 +108,13 @@ pub fn open(
     name: &str,
     bytes: &[u8],
 ) -> Result<Zeroizing<Vec<u8>>, OpenFailure> {
-    let file = parse(bytes).ok_or(OpenFailure::NotSealed)?;
+    let Some(file) = parse(bytes) else {
+        return Err(if bytes.starts_with(PREFIX) {
+            OpenFailure::Broken
+        } else {
+            OpenFailure::NotSealed
+        });
+    };
     if file.sealed != FORMAT {
         return Err(OpenFailure::NotSealed);
     }
@@ -177,9 +188,16 @@ mod tests {
                 "byte {at}"
             );
         }
-        // Truncated, at every length.
+        // Truncated, at every length: still a (broken) seal, never clear.
         for len in 0..good.len() - 1 {
             assert!(open(&KEY, "skills.signing.json", &good[..len]).is_err());
+            if len >= PREFIX.len() {
+                assert!(is_sealed(&good[..len]), "{len}");
+                assert_eq!(
+                    open(&KEY, "skills.signing.json", &good[..len]),
+                    Err(OpenFailure::Broken)
+                );
+            }
         }
         // A newer format isn't guessed at.
         let newer = String::from_utf8(good.clone())

@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use zeroize::Zeroizing;
 
 use crate::atomic::{leftovers, write_atomic};
-use crate::error::VaultError;
+use crate::error::{KeystoreError, VaultError};
 use crate::keystore::{self, DeviceKey, KeystoreKind, KeystoreMode};
 use crate::sealed::{self, OpenFailure};
 
@@ -60,7 +60,15 @@ impl Vault {
         self.home.join(name)
     }
 
-    fn key(&self, kind: Option<KeystoreKind>) -> Result<(KeystoreKind, DeviceKey), VaultError> {
+    /// The device key in the keystore of `kind` (where a sealed file says
+    /// its key is), or in the one the mode picks. A key is made only to seal
+    /// (`make`): opening a file whose key is gone must fail, not make a new
+    /// key that can't open it either.
+    fn key(
+        &self,
+        kind: Option<KeystoreKind>,
+        make: bool,
+    ) -> Result<(KeystoreKind, DeviceKey), VaultError> {
         let mut keys = self.keys.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(kind) = kind {
             if let Some(key) = keys.get(&kind) {
@@ -71,7 +79,16 @@ impl Vault {
             Some(kind) => keystore::of_kind(&self.home, kind)?,
             None => keystore::choose(&self.home, self.mode)?,
         };
-        let key = keystore::device_key(store.as_ref())?;
+        let key = if make {
+            keystore::device_key(store.as_ref())?
+        } else {
+            store.read()?.ok_or_else(|| {
+                KeystoreError::Missing(format!(
+                    "key for Conch in {} (it was made there, and is gone)",
+                    store.kind().words()
+                ))
+            })?
+        };
         keys.insert(store.kind(), key.clone());
         Ok((store.kind(), key))
     }
@@ -95,7 +112,7 @@ impl Vault {
             return Ok(Stored::Clear(Zeroizing::new(bytes)));
         }
         let kind = sealed::keystore_of(&bytes);
-        let (_, key) = self.key(kind)?;
+        let (_, key) = self.key(kind, false)?;
         match sealed::open(&key, name, &bytes) {
             Ok(plain) => Ok(Stored::Sealed(plain)),
             Err(OpenFailure::Broken) => Err(VaultError::Changed(name.to_owned())),
@@ -109,11 +126,23 @@ impl Vault {
     /// Seals `plain` as `name` and writes it atomically, under the keystore
     /// the file was sealed with before, else the one the mode picks.
     pub fn write(&self, name: &str, plain: &[u8]) -> Result<(), VaultError> {
-        let before = self.raw(name)?.and_then(|b| sealed::keystore_of(&b));
-        let (kind, key) = self.key(before)?;
-        let bytes = sealed::seal(&key, kind, name, plain)
-            .map_err(|e| VaultError::Io(name.to_owned(), std::io::Error::other(e.to_string())))?;
+        let bytes = self.sealed_bytes(name, plain)?;
         write_atomic(&self.path(name), &bytes).map_err(|e| VaultError::Io(name.to_owned(), e))
+    }
+
+    fn sealed_bytes(&self, name: &str, plain: &[u8]) -> Result<Vec<u8>, VaultError> {
+        let before = self.raw(name)?.and_then(|b| sealed::keystore_of(&b));
+        let (kind, key) = self.key(before, true)?;
+        sealed::seal(&key, kind, name, plain)
+            .map_err(|e| VaultError::Io(name.to_owned(), std::io::Error::other(e.to_string())))
+    }
+
+    /// Seals `plain` as `name` only if there is no such file yet: false when
+    /// another process made it first (then read theirs).
+    pub fn create(&self, name: &str, plain: &[u8]) -> Result<bool, VaultError> {
+        let bytes = self.sealed_bytes(name, plain)?;
+        crate::atomic::create_atomic(&self.path(name), &bytes)
+            .map_err(|e| VaultError::Io(name.to_owned(), e))
     }
 
     /// Locks a file found in the clear: `check` says it holds together
