@@ -61,8 +61,9 @@ pub fn create_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<bool> {
     result
 }
 
-/// Temporary files a killed writer left beside `path`. They only ever held
-/// what was being written (sealed bytes, for a sealed file).
+/// Temporary files a killed writer left beside `path`: those of processes
+/// that are gone (a live writer's is about to be renamed). They only ever
+/// held what was being written (sealed bytes, for a sealed file).
 pub fn leftovers(path: &Path) -> Vec<std::path::PathBuf> {
     let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
         return Vec::new();
@@ -72,9 +73,25 @@ pub fn leftovers(path: &Path) -> Vec<std::path::PathBuf> {
         .into_iter()
         .flatten()
         .flatten()
-        .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+        .filter(|e| {
+            let file = e.file_name().to_string_lossy().into_owned();
+            let Some(rest) = file.strip_prefix(&prefix) else {
+                return false;
+            };
+            let pid = rest.split('-').next().and_then(|p| p.parse::<i32>().ok());
+            pid.is_none_or(|pid| !alive(pid))
+        })
         .map(|e| e.path())
         .collect()
+}
+
+fn alive(pid: i32) -> bool {
+    if pid <= 0 {
+        return false;
+    }
+    // SAFETY: signal 0 only checks that the process exists.
+    let r = unsafe { libc::kill(pid, 0) };
+    r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
 fn unique() -> u64 {
@@ -100,5 +117,18 @@ mod tests {
             0o600
         );
         assert!(leftovers(&path).is_empty());
+    }
+
+    #[test]
+    fn only_the_dead_leave_leftovers() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.json");
+        let mine = dir
+            .path()
+            .join(format!(".f.json.tmp-{}-0", std::process::id()));
+        let dead = dir.path().join(".f.json.tmp-999999999-0");
+        fs::write(&mine, b"x").unwrap();
+        fs::write(&dead, b"x").unwrap();
+        assert_eq!(leftovers(&path), vec![dead]);
     }
 }
