@@ -9,6 +9,8 @@ pub enum KeystoreError {
     Refused(String),
     /// What the keystore holds isn't a device key.
     Damaged(String),
+    /// The key a sealed file was made with isn't in its keystore any more.
+    Gone(&'static str),
     Io(std::io::Error),
 }
 
@@ -23,6 +25,10 @@ impl fmt::Display for KeystoreError {
             KeystoreError::Damaged(what) => write!(
                 f,
                 "This computer's key for Conch is damaged ({what}), so sealed files can't be opened."
+            ),
+            KeystoreError::Gone(place) => write!(
+                f,
+                "This computer's key for Conch is gone from {place}, so files sealed with it can't be opened."
             ),
             KeystoreError::Io(e) => write!(f, "This computer's key for Conch can't be read: {e}."),
         }

@@ -82,12 +82,9 @@ impl Vault {
         let key = if make {
             keystore::device_key(store.as_ref())?
         } else {
-            store.read()?.ok_or_else(|| {
-                KeystoreError::Missing(format!(
-                    "key for Conch in {} (it was made there, and is gone)",
-                    store.kind().words()
-                ))
-            })?
+            store
+                .read()?
+                .ok_or_else(|| KeystoreError::Gone(store.kind().words()))?
         };
         keys.insert(store.kind(), key.clone());
         Ok((store.kind(), key))
