@@ -642,3 +642,36 @@ fn skills_scan_review_and_enable_from_the_terminal() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&conch(&home, &["skills", "list"], None).stdout).contains("\ton"));
 }
+
+#[test]
+fn provider_keys_in_the_clear_are_locked_when_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path();
+    std::fs::write(
+        home.join("settings.json"),
+        r#"{"providers":[{"name":"local","kind":"openai","model":"m","baseUrl":"http://127.0.0.1:9"}]}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        home.join("secrets.json"),
+        r#"{"providers":{"local":{"key":"sk-older-install"}}}"#,
+    )
+    .unwrap();
+    let out = conch(home, &["doctor"], None);
+    assert!(text(&out.stdout).contains("Provider keys are in the clear"));
+    let out = conch(home, &["providers", "list"], None);
+    assert!(
+        text(&out.stdout).contains("key: set"),
+        "{}",
+        text(&out.stdout)
+    );
+    let now = std::fs::read_to_string(home.join("secrets.json")).unwrap();
+    assert!(vault::is_sealed(now.as_bytes()), "{now}");
+    assert!(!now.contains("sk-older-install"));
+    let out = conch(home, &["doctor"], None);
+    assert!(
+        !text(&out.stdout).contains("Provider keys"),
+        "{}",
+        text(&out.stdout)
+    );
+}

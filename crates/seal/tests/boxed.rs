@@ -339,12 +339,21 @@ fn conch_folder_is_hidden() {
         "{\"providers\":{\"x\":{\"key\":\"sk-live\"}}}",
     )
     .unwrap();
+    std::fs::create_dir_all(conch.join("keystore")).unwrap();
+    std::fs::write(conch.join("keystore/device.key"), "DEVICE-KEY-BYTES").unwrap();
+    std::fs::write(conch.join("skills.signing.json"), "SIGNING-KEY-TEXT").unwrap();
     let out = w.run(&format!(
-        "cat '{}/secrets.json'; ls '{}'",
-        conch.display(),
+        "cat '{0}/secrets.json' '{0}/keystore/device.key' '{0}/skills.signing.json'; ls -R '{0}'",
         conch.display()
     ));
-    assert!(!text(&out.stdout).contains("sk-live"));
+    let seen = text(&out.stdout);
+    assert!(!seen.contains("sk-live"));
+    assert!(
+        !seen.contains("DEVICE-KEY-BYTES"),
+        "the vault stays out of the box"
+    );
+    assert!(!seen.contains("SIGNING-KEY-TEXT"));
+    assert!(!seen.contains("device.key"));
 }
 
 #[test]
