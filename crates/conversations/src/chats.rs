@@ -84,6 +84,8 @@ pub struct NewChat {
     pub origin: Option<Origin>,
     /// The chat that started this one (a helper's).
     pub parent: Option<String>,
+    /// For an `artifact` chat (a pinned app's Refresh): its one artifact.
+    pub artifact: Option<String>,
 }
 
 /// A chat as a list shows it.
@@ -153,6 +155,7 @@ impl Chats {
             mode: new.mode.unwrap_or(self.config.default_mode),
             origin: new.origin.unwrap_or(Origin::Owner),
             parent: new.parent.clone(),
+            artifact: new.artifact.clone(),
         }))
         .await?;
         let chat = Arc::new(Chat::new(id.clone(), work, log, self.shared()));

@@ -77,6 +77,7 @@ pub(crate) async fn run(parent: &Arc<Chat>, task: &str, cancel: &Cancel) -> Outc
             mode: Some(view.mode.unwrap_or(Mode::Ask)),
             origin: Some(Origin::Task),
             parent: Some(parent.id.clone()),
+            artifact: None,
         })
         .await
     {

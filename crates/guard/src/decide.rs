@@ -87,7 +87,8 @@ fn reads_only(action: &Action) -> bool {
         | Action::PageRead { .. }
         | Action::Search { .. }
         | Action::UseSkill { .. }
-        | Action::Delegate { .. } => true,
+        | Action::Delegate { .. }
+        | Action::Artifact { .. } => true,
         Action::Integration { read_only, .. } => *read_only,
         Action::FileChange { .. } | Action::Command { .. } | Action::FetchSends { .. } => false,
     }

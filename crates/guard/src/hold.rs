@@ -35,7 +35,8 @@ pub fn on_list(action: &Action, list: &SkillPermissions) -> bool {
         }),
         // The helper is held to every list this chat is; its own steps
         // are judged in its own chat.
-        Action::UseSkill { .. } | Action::Delegate { .. } => true,
+        // Made in Conch's own store, sealed when shown.
+        Action::UseSkill { .. } | Action::Delegate { .. } | Action::Artifact { .. } => true,
     }
 }
 
@@ -78,7 +79,9 @@ fn step(tool: &str, action: &Action) -> String {
         Action::FetchSends { .. } => "send a request".to_owned(),
         Action::Search { .. } => "search the web".to_owned(),
         Action::Integration { tool, .. } => format!("use {tool}"),
-        Action::UseSkill { .. } | Action::Delegate { .. } => format!("use {tool}"),
+        Action::UseSkill { .. } | Action::Delegate { .. } | Action::Artifact { .. } => {
+            format!("use {tool}")
+        }
     }
 }
 

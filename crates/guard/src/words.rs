@@ -30,6 +30,13 @@ pub fn question(tool: &str, action: &Action) -> String {
         Action::LookAround { .. } => format!("Can I use {tool}?"),
         Action::UseSkill { skill } => format!("Can I use the {skill} skill?"),
         Action::Delegate { .. } => "Can I hand this to a helper?".to_owned(),
+        Action::Artifact {
+            artifact: None,
+            what,
+        } => format!("Can I make a {what} beside the chat?"),
+        Action::Artifact {
+            artifact: Some(_), ..
+        } => "Can I update it beside the chat?".to_owned(),
     }
 }
 

@@ -36,6 +36,16 @@ pub enum Action {
     /// Handing a task to a helper: its own chat, held and marked as this
     /// one is, whose own steps are judged there.
     Delegate { task: String },
+    /// Making or updating something beside the chat (a sealed page, a
+    /// chart, a document…) in Conch's own store: nothing on the computer or
+    /// the network changes.
+    Artifact {
+        /// The artifact being updated; absent when one is made.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        artifact: Option<String>,
+        /// `html`, `markdown`, `svg`, `mermaid`, `chart` or `table`.
+        what: String,
+    },
 }
 
 impl Action {
@@ -55,6 +65,13 @@ impl Action {
             Action::Integration { tool, .. } => format!("use {tool}"),
             Action::UseSkill { skill } => format!("use the {skill} skill"),
             Action::Delegate { task } => format!("hand a helper the task \"{task}\""),
+            Action::Artifact {
+                artifact: None,
+                what,
+            } => format!("make a {what} beside the chat"),
+            Action::Artifact {
+                artifact: Some(id), ..
+            } => format!("update the artifact {id}"),
         }
     }
 }

@@ -55,6 +55,9 @@ pub enum Origin {
     App,
     Routine,
     Task,
+    /// A pinned app's Refresh: kept out of the chat list, and able only to
+    /// update its one artifact.
+    Artifact,
 }
 
 /// Who wrote a message.
@@ -77,6 +80,9 @@ pub struct ChatCreated {
     pub origin: Origin,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent: Option<String>,
+    /// For an `artifact` chat: the one artifact it may update.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub artifact: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -169,6 +175,7 @@ pub enum Body {
     SkillUsed(crate::skill::SkillUsed),
     SkillHoldEnded(crate::skill::SkillHoldEnded),
     Compacted(crate::skill::Compacted),
+    Artifact(crate::artifact::ArtifactEvent),
     /// A type this version doesn't know, or a known type whose fields it can't
     /// read. The line stays in the log as it was; folds skip it.
     Unknown {
@@ -195,6 +202,7 @@ impl Body {
             Body::SkillUsed(_) => "skill.used",
             Body::SkillHoldEnded(_) => "skill.hold.ended",
             Body::Compacted(_) => "compacted",
+            Body::Artifact(_) => "artifact",
             Body::Unknown { kind } => kind,
         }
     }

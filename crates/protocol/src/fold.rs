@@ -513,6 +513,7 @@ mod tests {
                     mode: Mode::Ask,
                     origin: Origin::Owner,
                     parent: None,
+                    artifact: None,
                 }),
             ),
             ev(2, msg("hello   there\nfriend", Speaker::Owner)),

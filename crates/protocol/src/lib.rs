@@ -7,6 +7,7 @@
 //! does no I/O so that the folds can be tested exhaustively and run anywhere.
 
 mod action;
+mod artifact;
 mod body;
 mod download;
 mod event;
@@ -18,6 +19,7 @@ mod time;
 mod tool_spec;
 
 pub use action::Action;
+pub use artifact::{ArtifactAction, ArtifactEvent};
 pub use body::{
     Answer, Body, ChatCreated, EndReason, MarkSource, Message, Mode, ModeChanged, Origin,
     PermissionAnswered, PermissionEnded, PermissionRequested, Provenance, Reply, Speaker, Taint,

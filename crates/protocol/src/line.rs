@@ -83,6 +83,7 @@ impl Event {
             "skill.used" => body_of(line, Body::SkillUsed, kind),
             "skill.hold.ended" => body_of(line, Body::SkillHoldEnded, kind),
             "compacted" => body_of(line, Body::Compacted, kind),
+            "artifact" => body_of(line, Body::Artifact, kind),
             other => Body::Unknown {
                 kind: other.to_owned(),
             },
@@ -114,6 +115,7 @@ impl Event {
             Body::SkillUsed(b) => object_fields(b),
             Body::SkillHoldEnded(b) => object_fields(b),
             Body::Compacted(b) => object_fields(b),
+            Body::Artifact(b) => object_fields(b),
             Body::Unknown { .. } => String::new(),
         };
         let mut line = String::with_capacity(64 + fields.len());
@@ -170,6 +172,7 @@ mod tests {
                 mode: Mode::Edits,
                 origin: Origin::Owner,
                 parent: None,
+                artifact: None,
             }),
             Body::Message(Message {
                 from: Speaker::Person,

@@ -150,6 +150,7 @@ impl<'de> Visitor<'de> for EventVisitor {
             "skill.used" => body(&mut map, e, Body::SkillUsed)?,
             "skill.hold.ended" => body(&mut map, e, Body::SkillHoldEnded)?,
             "compacted" => body(&mut map, e, Body::Compacted)?,
+            "artifact" => body(&mut map, e, Body::Artifact)?,
             _ => {
                 while map.next_key::<IgnoredAny>()?.is_some() {
                     map.next_value::<IgnoredAny>()?;

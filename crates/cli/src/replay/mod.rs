@@ -159,6 +159,7 @@ async fn drive(scenario: Scenario, keep: Option<&Path>) -> Result<Value, Failure
             mode: Some(mode),
             origin: Some(origin_of(&scenario)?),
             parent: None,
+            artifact: None,
         })
         .await?;
 

@@ -73,6 +73,7 @@ pub async fn create(
             mode,
             origin: None,
             parent: None,
+            artifact: None,
         })
         .await?;
     Ok((StatusCode::CREATED, Json(json!({ "id": chat.id }))))

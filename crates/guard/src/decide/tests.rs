@@ -112,6 +112,7 @@ fn tool_of(action: &Action) -> &'static str {
         Action::Search { .. } => "web_search",
         Action::UseSkill { .. } => "use_skill",
         Action::Delegate { .. } => "delegate",
+        Action::Artifact { .. } => "artifact",
     }
 }
 
@@ -157,6 +158,7 @@ fn fold(spec: &ChatSpec) -> ChatView {
                 Origin::Routine
             },
             parent: None,
+            artifact: None,
         }),
     )];
     let owner = Body::Message(Message {
@@ -1399,6 +1401,7 @@ fn held(events: Vec<Event>) -> ChatView {
             mode: Mode::Full,
             origin: Origin::Owner,
             parent: None,
+            artifact: None,
         }),
     )];
     all.extend(events);
@@ -1586,4 +1589,47 @@ fn in_the_turn_it_came_in_the_skill_is_in_use() {
         panic!()
     };
     assert_eq!(note.as_deref(), Some("The \"Quick setup\" skill is in use, and it doesn't say it needs to run this command. So I'm checking first."));
+}
+
+/// Making or updating an artifact changes nothing on the computer or the
+/// network (it is stored in Conch's folder and shown sealed), so it runs in
+/// every mode, in a marked chat, with others' words in it, and with nobody
+/// there.
+#[test]
+fn artifacts_run_whatever_the_chat_has_read() {
+    let made = Action::Artifact {
+        artifact: None,
+        what: "html".into(),
+    };
+    let updated = Action::Artifact {
+        artifact: Some("abcdefgh2345".into()),
+        what: "chart".into(),
+    };
+    let bases = [
+        ChatSpec {
+            there: true,
+            others: false,
+            marks: vec![],
+            always: vec![],
+        },
+        nobody(MarkKind::Page),
+        nobody(MarkKind::Download),
+        with_others(),
+    ];
+    for base in &bases {
+        let chat = fold(base);
+        for mode in [Mode::Ask, Mode::Edits, Mode::Auto, Mode::Full] {
+            for action in [&made, &updated] {
+                let got = decide(
+                    Call {
+                        tool: "artifact_create",
+                        action,
+                    },
+                    &chat,
+                    &Settings::new(mode),
+                );
+                assert_eq!(got, Decision::Allow, "{mode} {action:?}");
+            }
+        }
+    }
 }
