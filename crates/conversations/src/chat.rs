@@ -33,6 +33,10 @@ pub struct Chat {
     /// The chat that started this one, for a helper.
     pub parent: Option<String>,
     pub(crate) chats: std::sync::Weak<crate::chats::Chats>,
+    pub(crate) artifacts: artifacts::Store,
+    /// For an `artifact` chat (a pinned app's Refresh): the one artifact it
+    /// may update.
+    pub(crate) refreshes: Option<String>,
     running: Mutex<bool>,
     /// Stop for the turn running now.
     pub(crate) current: Mutex<Option<Cancel>>,
@@ -49,6 +53,7 @@ pub(crate) struct Shared {
     pub policies: Arc<guard::Settings>,
     pub skills: Option<Arc<skills::Catalog>>,
     pub chats: std::sync::Weak<crate::chats::Chats>,
+    pub artifacts: artifacts::Store,
 }
 
 /// A message as written.
@@ -62,6 +67,12 @@ pub struct Posted {
 impl Chat {
     pub(crate) fn new(id: String, work: PathBuf, log: ChatLog, shared: Shared) -> Chat {
         let parent = log.with_view(|v| v.created.as_ref().and_then(|c| c.parent.clone()));
+        let refreshes = log.with_view(|v| {
+            v.created
+                .as_ref()
+                .filter(|c| c.origin == protocol::Origin::Artifact)
+                .map(|c| c.artifact.clone().unwrap_or_default())
+        });
         Chat {
             id,
             work,
@@ -73,6 +84,8 @@ impl Chat {
             skill_lists: Mutex::new(Default::default()),
             parent,
             chats: shared.chats,
+            artifacts: shared.artifacts,
+            refreshes,
             running: Mutex::new(false),
             current: Mutex::new(None),
             waiters: Waiters::default(),

@@ -9,7 +9,8 @@ use std::collections::BTreeMap;
 
 use engines::Engine;
 use protocol::{
-    Body, ChatCreated, ChatView, EndReason, Event, Mode, Origin, PermissionEnded, TurnEnded,
+    Body, ChatCreated, ChatView, EndReason, Event, Mode, Origin, PermissionEnded, Speaker,
+    TurnEnded,
 };
 use tools::ToolBox;
 
@@ -74,6 +75,7 @@ pub struct Chats {
     open: Mutex<HashMap<String, Arc<Chat>>>,
     /// Itself, for chats that start helpers.
     me: std::sync::Weak<Chats>,
+    artifacts: artifacts::Store,
 }
 
 /// What a new chat starts with.
@@ -113,6 +115,7 @@ impl Chats {
     ) -> Arc<Chats> {
         Arc::new_cyclic(|me| Chats {
             me: me.clone(),
+            artifacts: artifacts::Store::new(&home.root().join("artifacts")),
             home,
             engine,
             tools,
@@ -213,7 +216,43 @@ impl Chats {
             policies: self.policies.clone(),
             skills: self.config.skills.clone(),
             chats: self.me.clone(),
+            artifacts: self.artifacts.clone(),
         }
+    }
+
+    /// The home's artifacts.
+    pub fn artifacts(&self) -> &artifacts::Store {
+        &self.artifacts
+    }
+
+    /// Refresh for a pinned app: a chat of its own (origin `artifact`, kept
+    /// out of the list) asked to update that one artifact with fresh data.
+    pub async fn refresh_artifact(&self, id: &str) -> Result<Arc<Chat>, ChatError> {
+        let store = self.artifacts.clone();
+        let wanted = id.to_owned();
+        let (artifact, current) = tokio::task::spawn_blocking(move || {
+            let a = store.get(&wanted)?;
+            let text = store.text(&wanted, a.latest)?;
+            Ok::<_, artifacts::StoreError>((a, text))
+        })
+        .await
+        .map_err(|e| ChatError::Artifact(e.to_string()))?
+        .map_err(|e| ChatError::Artifact(e.to_string()))?;
+        let chat = self
+            .create(NewChat {
+                origin: Some(Origin::Artifact),
+                artifact: Some(artifact.id.clone()),
+                ..NewChat::default()
+            })
+            .await?;
+        chat.post_as(
+            Speaker::Task,
+            &crate::artifact::refresh_task(&artifact, &current),
+            None,
+            None,
+        )
+        .await?;
+        Ok(chat)
     }
 
     /// The open chats a chat started (its helpers).
@@ -253,6 +292,10 @@ impl Chats {
                     }
                 };
                 let created = view.created.as_ref();
+                // A pinned app's Refresh isn't a chat the owner keeps.
+                if created.is_some_and(|c| c.origin == Origin::Artifact) {
+                    return None;
+                }
                 Some((
                     modified,
                     ChatSummary {

@@ -23,6 +23,8 @@ pub enum ChatError {
     TurnRunning,
     /// Stop holding a skill the chat isn't held to.
     NotHeld(String),
+    /// An artifact that can't be had (no such artifact, or its files).
+    Artifact(String),
     Log(LogError),
 }
 
@@ -54,6 +56,7 @@ impl std::fmt::Display for ChatError {
                 "A turn is running, and the skill may be steering it right now. Stop the turn or let it end, then stop holding.",
             ),
             ChatError::NotHeld(s) => write!(f, "This chat isn't held to a skill called \"{s}\"."),
+            ChatError::Artifact(sentence) => f.write_str(sentence),
             ChatError::Log(e) => e.fmt(f),
         }
     }

@@ -36,6 +36,17 @@ pub fn items(events: &[Event]) -> Vec<Item> {
                 name: c.tool.clone(),
                 input: c.input.clone(),
             }),
+            // One made from a fenced block has no tool result to say its id.
+            Body::Artifact(a) if a.call.is_none() => items.push(Item::Other {
+                label: "Conch".to_owned(),
+                text: format!(
+                    "{} beside the chat (id {}, version {}). To change it, write a block with id=\"{}\" instead of kind and title.",
+                    a.says(),
+                    a.artifact,
+                    a.version,
+                    a.artifact
+                ),
+            }),
             Body::ToolFinished(f) => items.push(Item::ToolResult {
                 id: f.call.clone(),
                 ok: f.ok,

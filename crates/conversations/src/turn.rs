@@ -101,8 +101,12 @@ async fn steps(chat: &Arc<Chat>, turn: u64, cancel: &Cancel) -> Result<(), TurnE
         let request = StepRequest {
             system: crate::prompt::system(&chat.work, &skills_offered),
             items: transcript::items(&events),
-            tools: {
+            tools: if chat.refreshes.is_some() {
+                // A Refresh chat does one thing.
+                vec![crate::artifact::update_spec()]
+            } else {
                 let mut specs = chat.tools.specs();
+                specs.extend(crate::artifact::specs());
                 if chat.parent.is_none() {
                     specs.push(crate::helper::spec());
                 }
@@ -128,8 +132,10 @@ async fn steps(chat: &Arc<Chat>, turn: u64, cancel: &Cancel) -> Result<(), TurnE
             r = step => r,
             () = cancel.cancelled() => Err(EngineError::Stopped),
         };
-        // Words already shown are kept even when the step then failed or stopped.
+        // Words already shown are kept even when the step then failed or
+        // stopped; fenced artifact blocks come out of them first.
         if !text.is_empty() {
+            let text = crate::artifact::take_blocks(chat, &text).await;
             chat.log.append(Body::Reply(Reply { turn, text })).await?;
         }
         result.map_err(TurnError::Engine)?;
@@ -171,8 +177,18 @@ async fn one_call(
         chat.log.append(finish(Outcome::failed("Stopped."))).await?;
         return Err(TurnError::Stopped);
     }
-    let classified = if call.name == crate::helper::TOOL {
+    let classified = if let Some(only) = &chat.refreshes {
+        if call.name == crate::artifact::UPDATE {
+            crate::artifact::classify(&call.name, &call.input)
+        } else {
+            Err(format!(
+                "This chat only refreshes the artifact {only}: the one thing it can do is artifact_update on it."
+            ))
+        }
+    } else if call.name == crate::helper::TOOL {
         crate::helper::task_of(&call.input).map(|task| Action::Delegate { task })
+    } else if crate::artifact::is_artifact_tool(&call.name) {
+        crate::artifact::classify(&call.name, &call.input)
     } else {
         chat.tools.classify(&call, &chat.work)
     };
@@ -207,6 +223,9 @@ async fn one_call(
     };
     let outcome = match &action {
         Action::Delegate { task } => crate::helper::run(chat, task, cancel).await,
+        Action::Artifact { .. } => {
+            crate::artifact::run(chat, &call.id, &call.name, &call.input).await
+        }
         _ => chat.tools.run(&call, &action, &ctx).await,
     };
     let mark = guard::mark_for(&action, outcome.detail.as_ref());

@@ -9,6 +9,7 @@
 
 mod engine;
 mod mock;
+mod mock_artifacts;
 pub mod providers;
 mod scripted;
 

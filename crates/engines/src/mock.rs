@@ -62,6 +62,14 @@ fn url_in(text: &str) -> Option<String> {
 pub fn mock_step(request: &StepRequest) -> MockStep {
     // After a tool ran, say what came back.
     if let Some(Item::ToolResult { ok, output, .. }) = request.items.last() {
+        if *ok
+            && (output.starts_with("Made ")
+                || output.starts_with("Updated ")
+                || output.starts_with("Refreshed "))
+        {
+            let first = output.split(" (id ").next().unwrap_or(output);
+            return MockStep::Say(format!("{first}: it's beside the chat."));
+        }
         let shown: String = output.chars().take(1500).collect();
         let more = if output.chars().count() > 1500 {
             "\n…"
@@ -89,6 +97,9 @@ pub fn mock_step(request: &StepRequest) -> MockStep {
     let has = |wanted: &[&str]| words.iter().any(|w| wanted.contains(w));
     let offered = |name: &str| request.tools.iter().any(|t| t.name == name);
 
+    if let Some(step) = crate::mock_artifacts::artifact_step(request, text, &lower) {
+        return step;
+    }
     if has(&["run"]) && offered("run_command") {
         if let Some(command) = backticked(text) {
             return MockStep::Call {
@@ -126,6 +137,7 @@ pub fn mock_step(request: &StepRequest) -> MockStep {
              - **run `a command`**: I run it (and ask you first)\n\
              - **read https://…**: I read the page\n\
              - **list files**: I list the work folder\n\
+             - **make me a chart / page / document / diagram / table / picture** (\"a page with a link\" too): I make it beside the chat, and **make it …** changes it\n\
              - anything else: I repeat it back\n\n\
              To talk to a real model, add a provider with `conch providers add`."
                 .to_owned(),

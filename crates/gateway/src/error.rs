@@ -43,7 +43,7 @@ impl From<ChatError> for ApiError {
             ChatError::MessageTooLong { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             ChatError::NotWaiting(_) => StatusCode::CONFLICT,
             ChatError::Skill(_) | ChatError::TurnRunning => StatusCode::CONFLICT,
-            ChatError::NotHeld(_) => StatusCode::NOT_FOUND,
+            ChatError::NotHeld(_) | ChatError::Artifact(_) => StatusCode::NOT_FOUND,
             ChatError::Log(LogError::Busy(_)) => StatusCode::CONFLICT,
             ChatError::Log(_) => StatusCode::INTERNAL_SERVER_ERROR,
         };

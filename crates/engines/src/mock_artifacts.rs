@@ -1,0 +1,132 @@
+//! What the mock engine makes beside the chat: one of each kind ("make me
+//! a chart / page / document / diagram / table / picture"), a page with a
+//! link out ("with a link"), a new version ("make it …"), and a Refresh.
+
+use serde_json::json;
+
+use crate::engine::{Item, StepRequest};
+use crate::mock::MockStep;
+
+/// The newest artifact this chat made, and its kind in words ("a chart"),
+/// from the tool results it was given.
+fn last_artifact(request: &StepRequest) -> Option<(String, String)> {
+    request.items.iter().rev().find_map(|item| match item {
+        Item::ToolResult {
+            output, ok: true, ..
+        } => {
+            let start = output.find("(id ")? + 4;
+            let end = output[start..].find(',')? + start;
+            let words = output.split(" \"").next()?.split_once(' ')?.1.to_owned();
+            Some((output[start..end].to_owned(), words))
+        }
+        _ => None,
+    })
+}
+
+/// A changed version of what a kind shows.
+fn changed(words: &str) -> String {
+    match words {
+        "a chart" => chart(10),
+        "a page" => PAGE.replace("value=15", "value=20"),
+        "a document" => format!("{DOCUMENT}\n## Day 3\n- Home\n"),
+        "a diagram" => format!("{DIAGRAM}  D --> E[Run]\n"),
+        "a table" => format!("{TABLE}erasers,5,0.80\n"),
+        _ => PICTURE.replace("r=\"40\"", "r=\"45\""),
+    }
+}
+
+fn chart(bump: u32) -> String {
+    let values: Vec<u32> = [12, 19, 7, 15, 22].iter().map(|v| v + bump).collect();
+    json!({
+        "type": "bar",
+        "title": "Weekly numbers",
+        "labels": ["Mon", "Tue", "Wed", "Thu", "Fri"],
+        "series": [{ "name": "Visitors", "values": values }],
+        "xTitle": "Day",
+        "yTitle": "Visitors"
+    })
+    .to_string()
+}
+
+const PAGE: &str = "<!doctype html><html><head><meta charset=utf-8><title>Tip calculator</title><style>body{font:15px system-ui;margin:1.5rem}input{width:6rem}</style></head><body><h1>Tip calculator</h1><label>Bill <input id=bill type=number value=40></label> <label>Tip % <input id=tip type=number value=15></label><p>Tip: <output id=out></output></p><script>const f=()=>{const b=Number(document.getElementById('bill').value),t=Number(document.getElementById('tip').value);document.getElementById('out').textContent=(b*t/100).toFixed(2);};document.querySelectorAll('input').forEach(i=>i.addEventListener('input',f));f();</script></body></html>";
+
+const LINKED_PAGE: &str = "<!doctype html><html><body><h1>Reading list</h1><p>Start with <a href=\"https://example.com/guide\">the guide</a>.</p></body></html>";
+
+const DOCUMENT: &str = "# Trip plan\n\n## Day 1\n- Arrive, check in\n- Walk the old town\n\n## Day 2\n- Museum in the morning\n- Train at 16:10\n";
+
+const DIAGRAM: &str = "flowchart LR\n  A[Ask] --> B{Read something?}\n  B -- no --> C[Run]\n  B -- yes --> D[Ask the owner]\n";
+
+const TABLE: &str = "item,qty,price\npens,12,1.20\nnotebooks,3,4.50\n\"tape, clear\",2,2.10\n";
+
+const PICTURE: &str = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 100 100\"><circle cx=\"50\" cy=\"50\" r=\"40\" fill=\"#2a9d8f\"/></svg>";
+
+fn create(kind: &str, title: &str, content: &str) -> MockStep {
+    MockStep::Call {
+        name: "artifact_create".into(),
+        input: json!({ "kind": kind, "title": title, "content": content }),
+    }
+}
+
+fn update(id: String, content: String) -> MockStep {
+    MockStep::Call {
+        name: "artifact_update".into(),
+        input: json!({ "id": id, "content": content }),
+    }
+}
+
+/// A Refresh task names its artifact: the new version of it.
+fn refresh(text: &str) -> Option<MockStep> {
+    let start = text.find("with id \"")? + 9;
+    let end = text[start..].find('"')? + start;
+    let id = text[start..end].to_owned();
+    let content = if text.starts_with("Refresh a chart") {
+        chart(3)
+    } else if text.starts_with("Refresh a table") {
+        format!("{TABLE}erasers,5,0.80\n")
+    } else if text.starts_with("Refresh a document") {
+        format!("{DOCUMENT}\n(Refreshed.)\n")
+    } else if text.starts_with("Refresh a diagram") {
+        DIAGRAM.to_owned()
+    } else if text.starts_with("Refresh a picture") {
+        PICTURE.to_owned()
+    } else {
+        "<!doctype html><p>Refreshed.</p>".to_owned()
+    };
+    Some(update(id, content))
+}
+
+/// The step, when the owner asked for something to see.
+pub fn artifact_step(request: &StepRequest, text: &str, lower: &str) -> Option<MockStep> {
+    let offered = |name: &str| request.tools.iter().any(|t| t.name == name);
+    if offered("artifact_update") && text.starts_with("Refresh ") {
+        return refresh(text);
+    }
+    if !offered("artifact_create") {
+        return None;
+    }
+    if lower.starts_with("make it") {
+        let (id, words) = last_artifact(request)?;
+        return Some(update(id, changed(&words)));
+    }
+    if !(lower.contains("make me") || lower.contains("make a")) {
+        return None;
+    }
+    let step = if lower.contains("chart") {
+        create("chart", "Weekly numbers", &chart(0))
+    } else if lower.contains("page") && lower.contains("with a link") {
+        create("html", "Reading list", LINKED_PAGE)
+    } else if lower.contains("page") || lower.contains("app") {
+        create("html", "Tip calculator", PAGE)
+    } else if lower.contains("document") {
+        create("markdown", "Trip plan", DOCUMENT)
+    } else if lower.contains("diagram") {
+        create("mermaid", "How Conch asks", DIAGRAM)
+    } else if lower.contains("table") {
+        create("table", "Supplies", TABLE)
+    } else if lower.contains("picture") || lower.contains("svg") {
+        create("svg", "A circle", PICTURE)
+    } else {
+        return None;
+    };
+    Some(step)
+}
