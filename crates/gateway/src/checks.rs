@@ -119,18 +119,19 @@ pub async fn check_request(
         }
     }
     let mut response = next.run(request).await;
+    // A route that set its own (the artifact frame allows SAMEORIGIN)
+    // keeps it; everything else gets the strict default.
     let headers = response.headers_mut();
-    headers.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    headers.insert(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
-    );
-    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    let mut default = |name: header::HeaderName, value: &'static str| {
+        if !headers.contains_key(&name) {
+            headers.insert(name, HeaderValue::from_static(value));
+        }
+    };
+    default(header::X_CONTENT_TYPE_OPTIONS, "nosniff");
+    default(header::REFERRER_POLICY, "no-referrer");
+    default(header::X_FRAME_OPTIONS, "DENY");
     if api {
-        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+        default(header::CACHE_CONTROL, "no-store");
     }
     response
 }

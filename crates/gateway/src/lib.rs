@@ -45,6 +45,30 @@ pub fn router(state: AppState) -> Router {
             "/api/chats/{id}/skills/{skill}/stop-holding",
             post(routes::turns::stop_holding),
         )
+        .route("/api/artifacts", get(routes::artifacts::list))
+        .route(
+            "/api/artifacts/{id}",
+            get(routes::artifacts::show).delete(routes::artifacts::remove),
+        )
+        .route("/api/artifacts/{id}/pin", post(routes::artifacts::pin))
+        .route("/api/artifacts/{id}/unpin", post(routes::artifacts::unpin))
+        .route(
+            "/api/artifacts/{id}/refresh",
+            post(routes::artifacts::refresh),
+        )
+        .route("/api/artifacts/{id}/diff", get(routes::artifacts::diff))
+        .route(
+            "/api/artifacts/{id}/versions/{n}",
+            get(routes::artifacts::text),
+        )
+        .route(
+            "/api/artifacts/{id}/versions/{n}/frame",
+            get(routes::artifacts::frame),
+        )
+        .route(
+            "/api/artifacts/{id}/versions/{n}/download",
+            get(routes::artifacts::download),
+        )
         .route("/api/skills", get(routes::skills::list))
         .route("/api/skills/{id}", get(routes::skills::show))
         .route("/api/skills/{id}/enable", post(routes::skills::enable))

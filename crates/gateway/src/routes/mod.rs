@@ -1,3 +1,4 @@
+pub mod artifacts;
 pub mod chats;
 pub mod health;
 pub mod keys;

@@ -21,6 +21,8 @@ pub struct Server {
     pub owner: reqwest::Client,
     /// No cookies, no key.
     pub anon: reqwest::Client,
+    /// The owner's session cookie (`name=value`), for raw requests.
+    pub cookie: String,
 }
 
 pub async fn start_with(pace: Duration) -> Server {
@@ -69,7 +71,10 @@ pub async fn start_engine(
     let cookie = res.headers()["set-cookie"].to_str().unwrap();
     let session = cookie.split(';').next().unwrap().to_owned();
     let mut headers = reqwest::header::HeaderMap::new();
-    headers.insert("cookie", session.parse().unwrap());
+    headers.insert(
+        "cookie",
+        session.parse::<reqwest::header::HeaderValue>().unwrap(),
+    );
     let owner = reqwest::Client::builder()
         .default_headers(headers)
         .build()
@@ -81,6 +86,7 @@ pub async fn start_engine(
         home,
         owner,
         anon: reqwest::Client::new(),
+        cookie: session,
     }
 }
 
