@@ -70,12 +70,41 @@ fn signing_check(vault: &Vault, repair: bool) -> Option<Line> {
     }
 }
 
+/// How many artifacts there are, and which had to be healed (their
+/// artifact.json rebuilt from the version files).
+fn artifacts_check(home: &Home) -> Option<Line> {
+    let store = artifacts::Store::new(&home.root().join("artifacts"));
+    let all = store.list();
+    if all.is_empty() {
+        return None;
+    }
+    let healed: Vec<&artifacts::Artifact> = all.iter().filter(|a| a.healed.is_some()).collect();
+    let count = format!(
+        "{} artifact{}",
+        all.len(),
+        if all.len() == 1 { "" } else { "s" }
+    );
+    if healed.is_empty() {
+        return Some(Line::Ok(format!("Artifacts: {count}.")));
+    }
+    let which: Vec<String> = healed
+        .iter()
+        .map(|a| format!("{} ({})", a.id, a.healed.as_deref().unwrap_or("")))
+        .collect();
+    Some(Line::Warn(format!(
+        "Artifacts: {count}; {} healed: {}",
+        healed.len(),
+        which.join("; ")
+    )))
+}
+
 pub fn run(home: &Home, args: DoctorArgs) -> Result<(), Failure> {
     let settings = Settings::load(home.root())?;
     let vault = settings.vault(home.root());
     let lines: Vec<Line> = [
         secrets_check(&vault, args.repair),
         signing_check(&vault, args.repair),
+        artifacts_check(home),
     ]
     .into_iter()
     .flatten()

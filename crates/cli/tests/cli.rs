@@ -675,3 +675,45 @@ fn provider_keys_in_the_clear_are_locked_when_read() {
         text(&out.stdout)
     );
 }
+
+#[test]
+fn doctor_counts_artifacts_and_says_which_were_healed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path();
+    let store = artifacts::Store::new(&home.join("artifacts"));
+    store
+        .create(
+            "tablexyz2345",
+            artifacts::Kind::Table,
+            "Stock",
+            "a,b\n1,2\n",
+            None,
+            None,
+        )
+        .unwrap();
+    store
+        .create(
+            "pagexyza2345",
+            artifacts::Kind::Html,
+            "Tips",
+            "<p>hi</p>",
+            None,
+            None,
+        )
+        .unwrap();
+    let out = conch(home, &["doctor"], None);
+    assert!(
+        text(&out.stdout).contains("ok: Artifacts: 2 artifacts."),
+        "{}",
+        text(&out.stdout)
+    );
+    std::fs::write(home.join("artifacts/pagexyza2345/artifact.json"), "{oops").unwrap();
+    let out = conch(home, &["doctor"], None);
+    let said = text(&out.stdout);
+    assert!(
+        said.contains(
+            "warning: Artifacts: 2 artifacts; 1 healed: pagexyza2345 (artifact.json was damaged"
+        ),
+        "{said}"
+    );
+}

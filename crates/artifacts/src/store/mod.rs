@@ -175,11 +175,17 @@ impl Store {
 
     /// One version's text, exactly as it was made.
     pub fn text(&self, id: &str, n: u32) -> Result<String, StoreError> {
+        self.with_text(id, n).map(|(_, text)| text)
+    }
+
+    /// The artifact and one version's text, reading its description once.
+    pub fn with_text(&self, id: &str, n: u32) -> Result<(Artifact, String), StoreError> {
         let artifact = self.get(id)?;
         if artifact.version(n).is_none() {
             return Err(StoreError::NoVersion(id.to_owned(), n));
         }
         let path = Self::version_path(&self.dir(id)?, artifact.kind, n);
-        std::fs::read_to_string(&path).map_err(|e| StoreError::Io(path, e))
+        let text = std::fs::read_to_string(&path).map_err(|e| StoreError::Io(path, e))?;
+        Ok((artifact, text))
     }
 }

@@ -159,17 +159,14 @@ pub async fn frame(
     Path((id, n)): Path<(String, u32)>,
     Query(q): Query<FrameQuery>,
 ) -> Result<Response, ApiError> {
-    let (artifact, text) = blocking(&state, move |s| {
-        let a = s.get(&id)?;
-        let t = s.text(&id, n)?;
-        Ok((a, t))
+    let (artifact, body) = blocking(&state, move |s| {
+        let (a, text) = s.with_text(&id, n)?;
+        let body = frame::served_text(a.kind, &text);
+        Ok((a, body))
     })
     .await?;
     let navigates = artifact.version(n).is_some_and(|v| v.navigates);
     let scripts = q.scripts.as_deref() == Some("1");
-    let body = tokio::task::spawn_blocking(move || frame::served_text(artifact.kind, &text))
-        .await
-        .unwrap_or_default();
     Ok(with_headers(
         StatusCode::OK,
         frame::frame_headers(artifact.kind, navigates, scripts),
@@ -182,12 +179,7 @@ pub async fn download(
     State(state): State<AppState>,
     Path((id, n)): Path<(String, u32)>,
 ) -> Result<Response, ApiError> {
-    let (artifact, text) = blocking(&state, move |s| {
-        let a = s.get(&id)?;
-        let t = s.text(&id, n)?;
-        Ok((a, t))
-    })
-    .await?;
+    let (artifact, text) = blocking(&state, move |s| s.with_text(&id, n)).await?;
     Ok(with_headers(
         StatusCode::OK,
         frame::download_headers(artifact.kind, &artifact.title),
