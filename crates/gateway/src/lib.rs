@@ -93,7 +93,13 @@ pub fn router(state: AppState) -> Router {
             "/setup",
             get(routes::pages::setup_page).post(routes::pages::setup_submit),
         )
-        .route("/assets/conch.css", get(routes::pages::css));
+        .route("/assets/conch.css", get(routes::pages::css))
+        .route("/assets/{file}", get(routes::web::file))
+        .route("/favicon.svg", get(routes::web::top_file))
+        .route("/chats/{id}", get(routes::pages::home))
+        .route("/skills", get(routes::pages::home))
+        .route("/skills/{id}", get(routes::pages::home))
+        .route("/settings", get(routes::pages::home));
     Router::new()
         .merge(signed_in)
         .merge(open)

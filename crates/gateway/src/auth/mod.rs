@@ -64,7 +64,7 @@ pub fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
         .map(|(_, v)| v.to_owned())
 }
 
-fn who(auth: &Auth, headers: &HeaderMap) -> Result<Who, ApiError> {
+pub fn who(auth: &Auth, headers: &HeaderMap) -> Result<Who, ApiError> {
     if let Some(value) = headers.get(header::AUTHORIZATION) {
         let text = value.to_str().unwrap_or("");
         let key = text

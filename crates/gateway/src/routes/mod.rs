@@ -7,3 +7,4 @@ pub mod session;
 pub mod skills;
 pub mod stream;
 pub mod turns;
+pub mod web;

@@ -61,7 +61,7 @@ pub async fn css() -> Response {
         .into_response()
 }
 
-pub async fn home(State(state): State<AppState>) -> Response {
+pub async fn home(State(state): State<AppState>, headers: axum::http::HeaderMap) -> Response {
     if !password::is_set(&state.auth.home) {
         return page(
             StatusCode::OK,
@@ -71,11 +71,17 @@ pub async fn home(State(state): State<AppState>) -> Response {
              or run <code>conch setup --password-stdin</code>.</p>",
         );
     }
+    let signed_in = crate::auth::who(&state.auth, &headers).is_ok();
+    if let Some(app) = crate::routes::web::index(signed_in) {
+        return app;
+    }
     page(
         StatusCode::OK,
         "Conch",
-        "<h1>Conch is running</h1>\
-         <p>Sign in and talk to it over the API: see <code>docs/api.md</code>.</p>",
+        "<h1>Conch is running, without its web pages</h1>\
+         <p>This build has no web pages in it. Build them with <code>npm ci &amp;&amp; npm run build</code> \
+         in <code>web/</code> (the README's <code>./conch</code> does), then build Conch again. \
+         The API works: see <code>docs/api.md</code>.</p>",
     )
 }
 

@@ -1,0 +1,138 @@
+// Talking to the gateway. Every refusal is a status and one sentence; the
+// sentence is what the page shows.
+
+export class ApiError extends Error {
+  constructor(
+    public status: number,
+    public sentence: string,
+  ) {
+    super(sentence);
+  }
+}
+
+async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const init: RequestInit = { method, credentials: "same-origin", headers: {} };
+  if (body !== undefined) {
+    init.body = JSON.stringify(body);
+    (init.headers as Record<string, string>)["content-type"] = "application/json";
+  }
+  let res: Response;
+  try {
+    res = await fetch(path, init);
+  } catch {
+    throw new ApiError(0, "Conch isn't answering. Is it still running?");
+  }
+  const text = await res.text();
+  let data: unknown = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = text;
+  }
+  if (!res.ok) {
+    const sentence =
+      data && typeof data === "object" && "error" in data
+        ? String((data as { error: unknown }).error)
+        : `Conch answered ${res.status}.`;
+    throw new ApiError(res.status, sentence);
+  }
+  return data as T;
+}
+
+export type Mode = "ask" | "edits" | "auto" | "full";
+
+export interface ChatSummary {
+  id: string;
+  title: string | null;
+  work: string | null;
+  mode: Mode | null;
+  origin: string | null;
+  created: string | null;
+  updated: string | null;
+  running: boolean;
+}
+
+export interface Hold {
+  skill: string;
+  source: string;
+  since: number;
+  by: string;
+  permissions: Permissions | null;
+}
+
+export interface Permissions {
+  commands: string[];
+  files: string;
+  web: string;
+  integrations: string[];
+}
+
+export interface ChatInfo {
+  id: string;
+  title: string | null;
+  work: string | null;
+  origin: string | null;
+  mode: Mode;
+  lastSeq: number;
+  running: boolean;
+  turnOpen: number | null;
+  holds: Hold[];
+}
+
+export interface Finding {
+  rule: string;
+  severity: string;
+  file: string;
+  line: number;
+  excerpt: string;
+  says: string;
+}
+
+export interface Skill {
+  id: string;
+  name: string;
+  description: string;
+  source: string;
+  app: string;
+  fingerprint: string;
+  verdict: "clean" | "caution" | "danger";
+  findings: Finding[];
+  unread: { path: string; why: string }[];
+  permissions: Permissions;
+  declared: boolean;
+  state: { state: "on" } | { state: "off"; why: string; says: string };
+  files: string[];
+}
+
+export interface AccessKey {
+  id: string;
+  name: string;
+  created: string;
+}
+
+export const api = {
+  session: () => call<{ who: string }>("GET", "/api/session"),
+  signIn: (password: string) => call<{ ok: boolean }>("POST", "/api/session", { password }),
+  signOut: () => call<unknown>("DELETE", "/api/session"),
+  chats: () => call<ChatSummary[]>("GET", "/api/chats"),
+  newChat: () => call<{ id: string }>("POST", "/api/chats"),
+  chat: (id: string) => call<ChatInfo>("GET", `/api/chats/${id}`),
+  events: (id: string, after: number) =>
+    call<unknown[]>("GET", `/api/chats/${id}/events?after=${after}&limit=10000`),
+  post: (id: string, text: string) =>
+    call<{ seq: number; queued: boolean }>("POST", `/api/chats/${id}/messages`, { text }),
+  answer: (id: string, ask: string, answer: "once" | "always" | "deny") =>
+    call<unknown>("POST", `/api/chats/${id}/permissions/${ask}`, { answer }),
+  setMode: (id: string, mode: Mode) => call<unknown>("POST", `/api/chats/${id}/mode`, { mode }),
+  stop: (id: string) => call<{ stopped: boolean }>("POST", `/api/chats/${id}/stop`),
+  stopHolding: (id: string, skill: string) =>
+    call<unknown>("POST", `/api/chats/${id}/skills/${encodeURIComponent(skill)}/stop-holding`),
+  skills: () => call<Skill[]>("GET", "/api/skills"),
+  skill: (id: string) => call<Skill>("GET", `/api/skills/${encodeURIComponent(id)}`),
+  enableSkill: (id: string, hash?: string) =>
+    call<Skill>("POST", `/api/skills/${encodeURIComponent(id)}/enable`, hash ? { hash } : {}),
+  disableSkill: (id: string) => call<Skill>("POST", `/api/skills/${encodeURIComponent(id)}/disable`),
+  keys: () => call<AccessKey[]>("GET", "/api/keys"),
+  newKey: (name: string) => call<{ id: string; name: string; key: string }>("POST", "/api/keys", { name }),
+  revokeKey: (id: string) => call<unknown>("DELETE", `/api/keys/${id}`),
+};

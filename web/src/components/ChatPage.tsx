@@ -1,0 +1,93 @@
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { api, type Mode } from "../api";
+import { fold, type Question } from "../events";
+import { ChatStream, type Live } from "../stream";
+import { Composer } from "./Composer";
+import { HoldsBar } from "./HoldsBar";
+import { Transcript } from "./Transcript";
+
+export function ChatPage(props: { id: string; onActivity: () => void; holdsRef: (h: { skill: string; stop: () => void }[]) => void }) {
+  const [live, setLive] = useState<Live>({ events: [], streaming: new Map(), connected: false });
+  const [error, setError] = useState<string | null>(null);
+  const bottom = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    setLive({ events: [], streaming: new Map(), connected: false });
+    setError(null);
+    const stream = new ChatStream(props.id, setLive);
+    stream.start().catch((e) => setError(e instanceof Error ? e.message : String(e)));
+    return () => stream.close();
+  }, [props.id]);
+  const folded = useMemo(() => fold(live.events), [live.events, live.events.length]);
+  const running = folded.openTurn !== null || live.streaming.size > 0;
+  // The sidebar shows whether a chat is working: tell it when that changes.
+  useEffect(() => {
+    if (live.events.length) props.onActivity();
+  }, [running]);
+  // Follow the newest words, unless the owner scrolled up to read.
+  useEffect(() => {
+    const el = bottom.current;
+    if (!el) return;
+    const near = window.innerHeight + window.scrollY >= document.body.scrollHeight - 200;
+    const main = el.closest("main");
+    const inMain = main ? main.scrollHeight - main.scrollTop - main.clientHeight < 200 : near;
+    if (inMain || near) el.scrollIntoView({ block: "end" });
+  }, [live]);
+  const answer = async (q: Question, a: "once" | "always" | "deny") => {
+    await api.answer(props.id, q.ask, a);
+  };
+  const firstPending = folded.pending[0]?.ask ?? null;
+  // Keyboard: o, a, d answer the first waiting question when the owner
+  // isn't typing.
+  useEffect(() => {
+    const q = folded.pending[0];
+    if (!q) return;
+    const onKey = (e: KeyboardEvent) => {
+      const t = e.target as HTMLElement | null;
+      if (t && (t.tagName === "TEXTAREA" || t.tagName === "INPUT" || t.tagName === "SELECT")) return;
+      if (e.metaKey || e.ctrlKey || e.altKey) return;
+      const a = e.key === "o" ? "once" : e.key === "d" ? "deny" : e.key === "a" && q.always ? "always" : null;
+      if (a) {
+        e.preventDefault();
+        void answer(q, a).catch((err) => setError(err instanceof Error ? err.message : String(err)));
+      }
+    };
+    addEventListener("keydown", onKey);
+    return () => removeEventListener("keydown", onKey);
+  }, [folded.pending[0]?.ask]);
+  const stopHolding = async (skill: string) => {
+    await api.stopHolding(props.id, skill);
+  };
+  useEffect(() => {
+    props.holdsRef(
+      folded.holds.map((h) => ({
+        skill: h.skill,
+        stop: () => void stopHolding(h.skill).catch((e) => setError(e instanceof Error ? e.message : String(e))),
+      })),
+    );
+  }, [folded.holds.map((h) => h.skill).join("\n")]);
+  return (
+    <div class="chat">
+      {error && (
+        <p class="error banner" role="alert">
+          {error}
+        </p>
+      )}
+      {!live.connected && live.events.length > 0 && <p class="quiet reconnecting">Reconnecting…</p>}
+      <Transcript entries={folded.entries} streaming={live.streaming} firstPending={firstPending} onAnswer={answer} />
+      <div ref={bottom} />
+      <div class="dock">
+        <HoldsBar holds={folded.holds} busy={running} onStop={stopHolding} />
+        <Composer
+          mode={folded.mode}
+          running={running}
+          onSend={async (text) => {
+            await api.post(props.id, text);
+            props.onActivity();
+          }}
+          onStop={() => void api.stop(props.id)}
+          onMode={(m: Mode) => void api.setMode(props.id, m).catch((e) => setError(e instanceof Error ? e.message : String(e)))}
+        />
+      </div>
+    </div>
+  );
+}

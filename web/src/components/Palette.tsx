@@ -1,0 +1,69 @@
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import type { ChatSummary, Skill } from "../api";
+
+export interface Command {
+  label: string;
+  hint?: string;
+  run: () => void;
+}
+
+/** Ctrl K / ⌘K: find chats, skills and commands. */
+export function Palette(props: { chats: ChatSummary[]; skills: Skill[]; commands: Command[]; onClose: () => void; openChat: (id: string) => void; openSkill: (id: string) => void }) {
+  const [q, setQ] = useState("");
+  const [at, setAt] = useState(0);
+  const input = useRef<HTMLInputElement>(null);
+  useEffect(() => input.current?.focus(), []);
+  const items: Command[] = useMemo(() => {
+    const all: Command[] = [
+      ...props.commands,
+      ...props.chats.map((c) => ({ label: c.title || "New chat", hint: "Chat", run: () => props.openChat(c.id) })),
+      ...props.skills.map((s) => ({ label: s.name, hint: "Skill", run: () => props.openSkill(s.id) })),
+    ];
+    const needle = q.trim().toLowerCase();
+    return (needle ? all.filter((i) => i.label.toLowerCase().includes(needle)) : all).slice(0, 50);
+  }, [q, props.chats, props.skills, props.commands]);
+  const run = (i: Command | undefined) => {
+    if (!i) return;
+    props.onClose();
+    i.run();
+  };
+  return (
+    <div class="palette-backdrop" onClick={props.onClose}>
+      <div class="palette" role="dialog" aria-label="Find" onClick={(e) => e.stopPropagation()}>
+        <input
+          ref={input}
+          aria-label="Find chats, skills and commands"
+          placeholder="Find chats, skills and commands"
+          value={q}
+          onInput={(e) => {
+            setQ((e.target as HTMLInputElement).value);
+            setAt(0);
+          }}
+          onKeyDown={(e) => {
+            if (e.key === "ArrowDown") {
+              e.preventDefault();
+              setAt(Math.min(at + 1, items.length - 1));
+            } else if (e.key === "ArrowUp") {
+              e.preventDefault();
+              setAt(Math.max(at - 1, 0));
+            } else if (e.key === "Enter") {
+              e.preventDefault();
+              run(items[at]);
+            } else if (e.key === "Escape") {
+              props.onClose();
+            }
+          }}
+        />
+        <ul role="listbox">
+          {items.map((i, n) => (
+            <li key={`${i.hint}:${i.label}:${n}`} role="option" aria-selected={n === at} class={n === at ? "at" : ""} onClick={() => run(i)}>
+              {i.label}
+              {i.hint && <span class="quiet"> {i.hint}</span>}
+            </li>
+          ))}
+          {items.length === 0 && <li class="quiet">Nothing matches.</li>}
+        </ul>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,75 @@
+import { useEffect, useState } from "preact/hooks";
+import { api, type AccessKey } from "../api";
+
+export function SettingsPage({ onSignOut }: { onSignOut: () => void }) {
+  const [keys, setKeys] = useState<AccessKey[] | null>(null);
+  const [name, setName] = useState("");
+  const [made, setMade] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const load = () => api.keys().then(setKeys, (e) => setError(e.message));
+  useEffect(() => {
+    void load();
+  }, []);
+  return (
+    <div class="page settings">
+      <h1>Settings</h1>
+      <section>
+        <h2>Access keys</h2>
+        <p class="quiet">
+          For scripts (conch chat, your own tools). A key can chat and answer questions, but can't turn skills on, make keys, or
+          stop holding a chat to a skill's list: only you can.
+        </p>
+        {error && (
+          <p class="error" role="alert">
+            {error}
+          </p>
+        )}
+        <ul class="keys">
+          {(keys ?? []).map((k) => (
+            <li key={k.id}>
+              <strong>{k.name}</strong> <span class="quiet">made {new Date(k.created).toLocaleString()}</span>{" "}
+              <button class="small" onClick={() => api.revokeKey(k.id).then(load, (e) => setError(e.message))}>
+                Revoke
+              </button>
+            </li>
+          ))}
+          {keys && keys.length === 0 && <li class="quiet">No keys.</li>}
+        </ul>
+        <form
+          class="row"
+          onSubmit={async (e) => {
+            e.preventDefault();
+            setError(null);
+            try {
+              const k = await api.newKey(name.trim());
+              setMade(k.key);
+              setName("");
+              void load();
+            } catch (err) {
+              setError(err instanceof Error ? err.message : String(err));
+            }
+          }}
+        >
+          <input aria-label="Key name" placeholder="A name, like backup-script" value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+          <button type="submit" disabled={!name.trim()}>
+            Make a key
+          </button>
+        </form>
+        {made && (
+          <div class="made-key">
+            <p>Here is the key. It is shown this once: copy it now.</p>
+            <pre>{made}</pre>
+          </div>
+        )}
+      </section>
+      <section>
+        <h2>Appearance</h2>
+        <p class="quiet">Light and dark follow your system.</p>
+      </section>
+      <section>
+        <h2>Session</h2>
+        <button onClick={() => api.signOut().then(onSignOut, onSignOut)}>Sign out</button>
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,90 @@
+import { useMemo, useState } from "preact/hooks";
+import type { ChatSummary } from "../api";
+import { navigate } from "../router";
+
+function when(iso: string | null): string {
+  if (!iso) return "";
+  const d = new Date(iso);
+  const today = new Date();
+  return d.toDateString() === today.toDateString()
+    ? d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })
+    : d.toLocaleDateString([], { month: "short", day: "numeric" });
+}
+
+export function Sidebar(props: {
+  chats: ChatSummary[];
+  current: string | null;
+  page: string;
+  onNew: () => void;
+  onClose: () => void;
+}) {
+  const [search, setSearch] = useState("");
+  const shown = useMemo(() => {
+    const q = search.trim().toLowerCase();
+    return q ? props.chats.filter((c) => (c.title ?? "New chat").toLowerCase().includes(q)) : props.chats;
+  }, [props.chats, search]);
+  const go = (path: string) => {
+    navigate(path);
+    props.onClose();
+  };
+  return (
+    <nav class="sidebar" aria-label="Chats and pages">
+      <div class="sidebar-top">
+        <span class="brand">Conch</span>
+        <button class="primary" onClick={props.onNew}>
+          New chat
+        </button>
+      </div>
+      <input
+        type="search"
+        class="search"
+        placeholder="Search chats"
+        aria-label="Search chats"
+        value={search}
+        onInput={(e) => setSearch((e.target as HTMLInputElement).value)}
+      />
+      <ul class="chat-list">
+        {shown.map((c) => (
+          <li key={c.id}>
+            <a
+              href={`/chats/${c.id}`}
+              class={c.id === props.current ? "current" : ""}
+              aria-current={c.id === props.current ? "page" : undefined}
+              onClick={(e) => {
+                e.preventDefault();
+                go(`/chats/${c.id}`);
+              }}
+            >
+              <span class="title">{c.title || "New chat"}</span>
+              <span class="when">{c.running ? "working…" : when(c.updated)}</span>
+            </a>
+          </li>
+        ))}
+        {shown.length === 0 && <li class="quiet empty">{search ? "No chat matches." : "No chats yet."}</li>}
+      </ul>
+      <div class="sidebar-bottom">
+        <a
+          href="/skills"
+          class={props.page === "skills" ? "current" : ""}
+          onClick={(e) => {
+            e.preventDefault();
+            go("/skills");
+          }}
+        >
+          Skills
+        </a>
+        <a
+          href="/settings"
+          class={props.page === "settings" ? "current" : ""}
+          onClick={(e) => {
+            e.preventDefault();
+            go("/settings");
+          }}
+        >
+          Settings
+        </a>
+        <span class="quiet hint">Ctrl K to find anything</span>
+      </div>
+    </nav>
+  );
+}

@@ -1,0 +1,71 @@
+import type { ToolEntry } from "../events";
+
+function Diff({ text }: { text: string }) {
+  return (
+    <pre class="diff">
+      {text.split("\n").map((line, i) => (
+        <span key={i} class={line.startsWith("+") && !line.startsWith("+++") ? "add" : line.startsWith("-") && !line.startsWith("---") ? "del" : ""}>
+          {line}
+          {"\n"}
+        </span>
+      ))}
+    </pre>
+  );
+}
+
+/** One tool call and its result: a command with its output and exit code, a
+ *  file change with its diff, a page read with its address. */
+export function ToolCard({ entry }: { entry: ToolEntry }) {
+  const d = entry.detail ?? {};
+  const input = entry.input;
+  const done = entry.ok !== undefined;
+  const status = !done ? "running" : entry.ok ? "ok" : "failed";
+  let head: string;
+  let body = null;
+  switch (entry.tool) {
+    case "run_command": {
+      head = String(input.command ?? "");
+      const exit = d.exitCode;
+      body = (
+        <>
+          {done && <pre class="output">{entry.output}</pre>}
+          {done && exit !== undefined && exit !== null && (
+            <p class="meta">
+              exit code {String(exit)}
+              {d.sealed === false ? " · not sealed" : d.sealed ? " · sealed" : ""}
+              {typeof d.durationMs === "number" ? ` · ${d.durationMs} ms` : ""}
+            </p>
+          )}
+        </>
+      );
+      break;
+    }
+    case "write_file":
+    case "edit_file":
+      head = String(d.path ?? input.path ?? "");
+      body = typeof d.diff === "string" ? <Diff text={d.diff} /> : done ? <pre class="output">{entry.output}</pre> : null;
+      break;
+    case "web_fetch":
+      head = String(d.finalUrl ?? input.url ?? "");
+      body = done ? (
+        <p class="meta">
+          {d.status ? `${d.status} · ` : ""}
+          {typeof d.bytes === "number" ? `${d.bytes} bytes` : entry.output?.slice(0, 200)}
+          {d.finalUrl && d.finalUrl !== input.url ? ` · from ${String(input.url)}` : ""}
+        </p>
+      ) : null;
+      break;
+    default:
+      head = Object.values(input).filter((v) => typeof v === "string").join(" · ").slice(0, 200);
+      body = done ? <pre class="output short">{entry.output}</pre> : null;
+  }
+  return (
+    <details class={`tool ${status}`} open={entry.tool === "run_command" || !entry.ok}>
+      <summary>
+        <span class="tool-name">{entry.tool}</span> <code class="tool-head">{head}</code>
+        <span class={`badge ${status}`}>{status === "running" ? "…" : status === "ok" ? "done" : "didn't run"}</span>
+      </summary>
+      {body}
+    </details>
+  );
+}

@@ -1,0 +1,217 @@
+// The chat's log as the page sees it: stored events (exactly as the server
+// wrote them) folded into what the transcript shows. The server's folds
+// are the source of truth; this one only draws.
+
+export interface Event {
+  seq: number;
+  id: string;
+  at: string;
+  type: string;
+  [field: string]: unknown;
+}
+
+export interface Provenance {
+  part: string;
+  kind: string;
+  from: "owner" | "read" | "nowhere";
+  call?: string;
+  source?: string;
+}
+
+export type Action =
+  | { kind: "look-around"; paths: string[] }
+  | { kind: "file-change"; path: string; inside: boolean }
+  | { kind: "command"; command: string; programs: string[]; unsealed: boolean; leaves_box?: boolean }
+  | { kind: "page-read"; url: string; host: string }
+  | { kind: "search"; query: string }
+  | { kind: "fetch-sends"; url: string; host: string }
+  | { kind: "integration"; tool: string; read_only: boolean }
+  | { kind: "use-skill"; skill: string }
+  | { kind: "delegate"; task: string }
+  | { kind: "artifact"; artifact?: string; what: string };
+
+export interface Question {
+  ask: string;
+  seq: number;
+  call: string;
+  tool: string;
+  action: Action;
+  why: string[];
+  question: string;
+  note?: string;
+  always?: string[];
+  provenance: Provenance[];
+  told?: string;
+  input?: unknown;
+  /** Set once answered or ended. */
+  answer?: string;
+  by?: string;
+  ended?: string;
+}
+
+export interface ToolEntry {
+  call: string;
+  tool: string;
+  input: Record<string, unknown>;
+  ok?: boolean;
+  output?: string;
+  detail?: Record<string, unknown>;
+}
+
+export type Entry =
+  | { type: "message"; seq: number; from: string; text: string; name?: string; app?: string }
+  | { type: "reply"; seq: number; turn: number; text: string }
+  | { type: "tool"; seq: number; entry: ToolEntry }
+  | { type: "question"; seq: number; q: Question }
+  | { type: "marked"; seq: number; says: string }
+  | { type: "skill"; seq: number; skill: string; says: string }
+  | { type: "hold-ended"; seq: number; skill: string }
+  | { type: "mode"; seq: number; mode: string }
+  | { type: "artifact"; seq: number; title: string; kind: string; action: string; artifact: string; version: number; navigates: boolean }
+  | { type: "turn-error"; seq: number; text: string };
+
+export interface HoldLine {
+  skill: string;
+  permissions: { commands: string[]; files: string; web: string; integrations: string[] } | null;
+}
+
+export interface Folded {
+  entries: Entry[];
+  lastSeq: number;
+  openTurn: number | null;
+  mode: string;
+  holds: HoldLine[];
+  pending: Question[];
+  marked: boolean;
+}
+
+const s = (v: unknown): string => (typeof v === "string" ? v : "");
+
+/** Folds events into the transcript. Events must be in `seq` order. */
+export function fold(events: Event[]): Folded {
+  const entries: Entry[] = [];
+  const tools = new Map<string, ToolEntry>();
+  const questions = new Map<string, Question>();
+  let holds: HoldLine[] = [];
+  let openTurn: number | null = null;
+  let mode = "ask";
+  let marked = false;
+  let lastSeq = 0;
+  for (const e of events) {
+    lastSeq = Math.max(lastSeq, e.seq);
+    switch (e.type) {
+      case "chat.created":
+        mode = s(e.mode) || mode;
+        break;
+      case "message":
+        entries.push({
+          type: "message",
+          seq: e.seq,
+          from: s(e.from),
+          text: s(e.text),
+          name: e.name as string | undefined,
+          app: e.app as string | undefined,
+        });
+        break;
+      case "turn.started":
+        openTurn = e.seq;
+        break;
+      case "turn.ended":
+        if (openTurn === e.turn) openTurn = null;
+        if (e.reason === "error" || e.reason === "interrupted") {
+          entries.push({ type: "turn-error", seq: e.seq, text: s(e.error) || "The turn ended early." });
+        }
+        break;
+      case "reply":
+        entries.push({ type: "reply", seq: e.seq, turn: Number(e.turn), text: s(e.text) });
+        break;
+      case "tool.called": {
+        const entry: ToolEntry = { call: s(e.call), tool: s(e.tool), input: (e.input ?? {}) as Record<string, unknown> };
+        tools.set(entry.call, entry);
+        entries.push({ type: "tool", seq: e.seq, entry });
+        break;
+      }
+      case "tool.finished": {
+        const entry = tools.get(s(e.call));
+        if (entry) {
+          entry.ok = Boolean(e.ok);
+          entry.output = s(e.output);
+          entry.detail = (e.detail ?? undefined) as Record<string, unknown> | undefined;
+        }
+        break;
+      }
+      case "permission.requested": {
+        const q: Question = {
+          ask: s(e.ask),
+          seq: e.seq,
+          call: s(e.call),
+          tool: s(e.tool),
+          action: e.action as Action,
+          why: (e.why as string[]) ?? [],
+          question: s(e.question),
+          note: e.note as string | undefined,
+          always: e.always as string[] | undefined,
+          provenance: (e.provenance as Provenance[]) ?? [],
+          told: e.told as string | undefined,
+          input: tools.get(s(e.call))?.input,
+        };
+        questions.set(q.ask, q);
+        entries.push({ type: "question", seq: e.seq, q });
+        break;
+      }
+      case "permission.answered": {
+        const q = questions.get(s(e.ask));
+        if (q && !q.answer && !q.ended) {
+          q.answer = s(e.answer);
+          q.by = s(e.by);
+        }
+        break;
+      }
+      case "permission.ended": {
+        const q = questions.get(s(e.ask));
+        if (q && !q.answer) q.ended = s(e.reason);
+        break;
+      }
+      case "mode.changed":
+        mode = s(e.mode);
+        entries.push({ type: "mode", seq: e.seq, mode });
+        break;
+      case "taint":
+        marked = true;
+        if (typeof e.says === "string" && e.says) {
+          entries.push({ type: "marked", seq: e.seq, says: e.says });
+        }
+        break;
+      case "skill.used": {
+        const skill = s(e.skill);
+        holds.push({ skill, permissions: (e.permissions as HoldLine["permissions"]) ?? null });
+        const says = typeof e.says === "string" && e.says ? e.says : `Using the ${skill} skill.`;
+        entries.push({ type: "skill", seq: e.seq, skill, says });
+        break;
+      }
+      case "skill.hold.ended": {
+        const skill = s(e.skill);
+        holds = holds.filter((h) => h.skill !== skill);
+        entries.push({ type: "hold-ended", seq: e.seq, skill });
+        break;
+      }
+      case "artifact":
+        entries.push({
+          type: "artifact",
+          seq: e.seq,
+          title: s(e.title),
+          kind: s(e.kind),
+          action: s(e.action),
+          artifact: s(e.artifact),
+          version: Number(e.version),
+          navigates: Boolean(e.navigates),
+        });
+        break;
+    }
+  }
+  // One line per skill, in the order they came in.
+  const seen = new Set<string>();
+  holds = holds.filter((h) => (seen.has(h.skill) ? false : (seen.add(h.skill), true)));
+  const pending = [...questions.values()].filter((q) => !q.answer && !q.ended);
+  return { entries, lastSeq, openTurn, mode, holds, pending, marked };
+}

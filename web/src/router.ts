@@ -1,0 +1,39 @@
+// Paths, without a router library: /, /chats/:id, /skills, /skills/:id,
+// /settings.
+
+import { useEffect, useState } from "preact/hooks";
+
+const listeners = new Set<() => void>();
+
+export function navigate(path: string): void {
+  if (location.pathname !== path) history.pushState(null, "", path);
+  listeners.forEach((l) => l());
+}
+
+addEventListener("popstate", () => listeners.forEach((l) => l()));
+
+export function usePath(): string {
+  const [path, setPath] = useState(location.pathname);
+  useEffect(() => {
+    const update = () => setPath(location.pathname);
+    listeners.add(update);
+    return () => {
+      listeners.delete(update);
+    };
+  }, []);
+  return path;
+}
+
+export type Route =
+  | { page: "home" }
+  | { page: "chat"; id: string }
+  | { page: "skills"; id?: string }
+  | { page: "settings" };
+
+export function route(path: string): Route {
+  const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
+  if (parts[0] === "chats" && parts[1]) return { page: "chat", id: parts[1] };
+  if (parts[0] === "skills") return { page: "skills", id: parts[1] };
+  if (parts[0] === "settings") return { page: "settings" };
+  return { page: "home" };
+}
