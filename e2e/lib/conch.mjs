@@ -22,9 +22,11 @@ export async function startConch(setup = () => {}) {
   setup(home);
   const set = spawnSync(exe, ["--home", home, "setup", "--password-stdin"], { input: PASSWORD + "\n" });
   if (set.status !== 0) throw new Error(`conch setup failed: ${set.stderr}`);
+  // Chats work in a folder of their own (never Conch's folder).
+  const work = mkdtempSync(join(tmpdir(), "conch-e2e-work-"));
   const child = spawn(exe, ["--home", home, "serve", "--listen", "127.0.0.1:0"], {
     stdio: ["ignore", "pipe", "pipe"],
-    cwd: home,
+    cwd: work,
   });
   let err = "";
   child.stderr.on("data", (d) => (err += d));
@@ -47,6 +49,7 @@ export async function startConch(setup = () => {}) {
     stop() {
       child.kill();
       rmSync(home, { recursive: true, force: true });
+      rmSync(work, { recursive: true, force: true });
     },
   };
 }
@@ -98,13 +101,41 @@ export async function newChat(page) {
 }
 
 export async function send(page, text) {
+  const owners = page.locator(".message.from-owner");
+  const before = await owners.count();
   await page.getByLabel("Message").fill(text);
   await page.getByLabel("Message").press("Enter");
+  await owners.nth(before).waitFor();
 }
 
-/** Waits until no turn is running (the composer shows Send, not Stop). */
+/** Waits until the chat has answered the owner's last message: a turn
+ *  ended after it, the chat isn't running, and the page shows it all. */
 export async function idle(page) {
-  await page.locator(".composer").getByRole("button", { name: "Stop" }).waitFor({ state: "detached", timeout: 20000 });
+  const id = page.url().split("/").pop();
+  const deadline = Date.now() + 30000;
+  for (;;) {
+    const state = await page.evaluate(async (id) => {
+      const chat = await (await fetch(`/api/chats/${id}`)).json();
+      const events = await (await fetch(`/api/chats/${id}/events`)).json();
+      const lastOwner = Math.max(0, ...events.filter((e) => e.type === "message").map((e) => e.seq));
+      const ended = events.some((e) => e.type === "turn.ended" && e.seq > lastOwner);
+      const waiting = events.some((e) => e.type === "permission.requested" && e.seq > lastOwner) && chat.waiting.length > 0;
+      return { done: (ended && !chat.running && chat.turnOpen === null) || waiting };
+    }, id);
+    if (state.done) {
+      // The page has drawn up to there, and shows no running turn.
+      await page.waitForFunction(
+        () =>
+          !document.querySelector(".reply.streaming") &&
+          ![...document.querySelectorAll(".composer button")].some((b) => b.textContent === "Stop"),
+        null,
+        { timeout: 10000 },
+      );
+      return;
+    }
+    if (Date.now() > deadline) throw new Error("the chat didn't finish its turn");
+    await page.waitForTimeout(50);
+  }
 }
 
 export async function shot(page, name) {

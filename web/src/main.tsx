@@ -19,9 +19,13 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
   const [menu, setMenu] = useState(false);
   const holds = useRef<{ skill: string; stop: () => void }[]>([]);
   const loadChats = useCallback(() => {
-    api.chats().then(setChats, (e) => {
-      if (e instanceof ApiError && e.status === 401) onSignOut();
-    });
+    const load = () =>
+      api.chats().then(setChats, (e) => {
+        if (e instanceof ApiError && e.status === 401) onSignOut();
+      });
+    void load();
+    // A chat's runner lets go a moment after its turn ends: look again.
+    setTimeout(() => void load(), 900);
   }, []);
   useEffect(() => {
     loadChats();

@@ -84,9 +84,13 @@ pub fn mock_step(request: &StepRequest) -> MockStep {
             format!("That didn't work: {shown}")
         });
     }
+    // What to answer: the newest words of a person, a routine or a task;
+    // a skill's instructions are background, not the request.
     let last = request.items.iter().rev().find_map(|item| match item {
         Item::Owner(text) => Some(text.as_str()),
-        Item::Other { text, .. } => Some(text.as_str()),
+        Item::Other { label, text } if !label.ends_with("skill's instructions") => {
+            Some(text.as_str())
+        }
         _ => None,
     });
     let Some(text) = last else {
