@@ -7,6 +7,7 @@
 //! does no I/O so that the folds can be tested exhaustively and run anywhere.
 
 mod action;
+pub mod activity;
 mod artifact;
 mod body;
 mod download;
@@ -19,6 +20,7 @@ mod time;
 mod tool_spec;
 
 pub use action::Action;
+pub use activity::{ActivityChange, ActivityFold, ActivityKind, ActivityRow};
 pub use artifact::{ArtifactAction, ArtifactEvent};
 pub use body::{
     Answer, Body, ChatCreated, EndReason, MarkSource, Message, Mode, ModeChanged, Origin,

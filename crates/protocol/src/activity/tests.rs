@@ -1,0 +1,197 @@
+use super::*;
+use crate::body::*;
+use serde_json::json;
+
+fn ev(seq: u64, body: Body) -> Event {
+    Event {
+        seq,
+        id: format!("e{seq}"),
+        at: format!("2026-11-29T10:00:{:02}.000Z", seq % 60),
+        body,
+    }
+}
+
+fn called(seq: u64, call: &str, tool: &str, input: serde_json::Value) -> Event {
+    ev(
+        seq,
+        Body::ToolCalled(ToolCalled {
+            turn: 1,
+            call: call.into(),
+            tool: tool.into(),
+            input,
+        }),
+    )
+}
+
+fn finished(seq: u64, call: &str, ok: bool, output: &str, detail: Option<serde_json::Value>) -> Event {
+    ev(
+        seq,
+        Body::ToolFinished(ToolFinished {
+            turn: 1,
+            call: call.into(),
+            ok,
+            output: output.into(),
+            detail,
+        }),
+    )
+}
+
+#[test]
+fn every_kind_of_event() {
+    let mut fold = ActivityFold::default();
+    let mut rows: Vec<ActivityRow> = Vec::new();
+    let mut apply = |e: Event| {
+        for change in fold.apply(&e) {
+            match change {
+                ActivityChange::New(r) => rows.push(r),
+                ActivityChange::State { seq, state, ask } => {
+                    let r = rows.iter_mut().find(|r| r.seq == seq).unwrap();
+                    r.state = Some(state);
+                    r.ask = ask;
+                }
+            }
+        }
+    };
+    apply(called(1, "c1", "read_file", json!({"path": "a"})));
+    apply(finished(2, "c1", true, "x", None));
+    apply(called(3, "c2", "web_fetch", json!({"url": "https://news.example/a"})));
+    apply(finished(4, "c2", true, "page", None));
+    apply(ev(
+        5,
+        Body::Taint(Taint {
+            source: MarkSource::Page,
+            what: "news.example".into(),
+            call: Some("c2".into()),
+            says: None,
+        }),
+    ));
+    apply(called(6, "c3", "run_command", json!({"command": "git   status"})));
+    apply(ev(
+        7,
+        Body::PermissionRequested(PermissionRequested {
+            turn: 1,
+            ask: "a1".into(),
+            call: "c3".into(),
+            tool: "run_command".into(),
+            action: crate::Action::Command {
+                command: "git status".into(),
+                programs: vec!["git".into()],
+                unsealed: false,
+                leaves_box: false,
+            },
+            why: vec![],
+            question: "Can I run this command? git status".into(),
+            note: None,
+            always: None,
+            provenance: vec![],
+            told: None,
+            after_reading: true,
+        }),
+    ));
+    apply(ev(
+        8,
+        Body::PermissionAnswered(PermissionAnswered {
+            ask: "a1".into(),
+            answer: Answer::Once,
+            by: "owner".into(),
+        }),
+    ));
+    apply(finished(9, "c3", true, "clean", Some(json!({"exitCode": 0}))));
+    apply(called(10, "c4", "write_file", json!({"path": "/w/notes.md", "content": "x"})));
+    apply(finished(11, "c4", false, "The owner said no.", None));
+    apply(called(12, "c5", "bank.send_money", json!({})));
+    apply(ev(
+        13,
+        Body::SkillUsed(crate::SkillUsed {
+            skill: "quick-setup".into(),
+            source: "conch".into(),
+            fingerprint: "f".into(),
+            permissions: None,
+            by: crate::SkillBy::Typed,
+            from: None,
+            instructions: "x".into(),
+            says: None,
+        }),
+    ));
+    apply(ev(
+        14,
+        Body::SkillHoldEnded(crate::SkillHoldEnded {
+            skill: "quick-setup".into(),
+            reason: "you".into(),
+        }),
+    ));
+    apply(ev(
+        15,
+        Body::Artifact(crate::ArtifactEvent {
+            artifact: "abc".into(),
+            version: 1,
+            action: crate::ArtifactAction::Made,
+            kind: "chart".into(),
+            title: "Sales".into(),
+            navigates: false,
+            call: None,
+        }),
+    ));
+    let seen: Vec<(u64, ActivityKind, &str, Option<&str>)> = rows
+        .iter()
+        .map(|r| (r.seq, r.kind, r.says.as_str(), r.state.as_deref()))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            (3, ActivityKind::Page, "Read https://news.example/a", Some("done")),
+            (5, ActivityKind::Read, "Read a page from news.example", None),
+            (6, ActivityKind::Command, "Ran `git status`", Some("exit code 0")),
+            (7, ActivityKind::Question, "Asked: Can I run this command? git status", Some("you allowed once")),
+            (10, ActivityKind::File, "Changed /w/notes.md", Some("not run: you said no")),
+            (12, ActivityKind::App, "Used bank.send_money", Some("running")),
+            (13, ActivityKind::Skill, "Held to quick-setup's list", None),
+            (14, ActivityKind::Skill, "You stopped holding this chat to quick-setup's list", None),
+            (15, ActivityKind::App, "Made the chart \"Sales\"", None),
+        ]
+    );
+    // Looking around is left out; an answered question can't be answered again.
+    assert!(rows.iter().all(|r| r.ask.is_none()));
+}
+
+#[test]
+fn a_question_still_waiting_can_be_answered_from_activity() {
+    let mut fold = ActivityFold::default();
+    let changes = fold.apply(&ev(
+        1,
+        Body::PermissionRequested(PermissionRequested {
+            turn: 1,
+            ask: "a9".into(),
+            call: "c".into(),
+            tool: "run_command".into(),
+            action: crate::Action::Search { query: "x".into() },
+            why: vec![],
+            question: "Can I?".into(),
+            note: None,
+            always: None,
+            provenance: vec![],
+            told: None,
+            after_reading: false,
+        }),
+    ));
+    let ActivityChange::New(row) = &changes[0] else {
+        panic!("a row")
+    };
+    assert_eq!(row.state.as_deref(), Some("waiting"));
+    assert_eq!(row.ask.as_deref(), Some("a9"));
+    let changes = fold.apply(&ev(
+        2,
+        Body::PermissionEnded(PermissionEnded {
+            ask: "a9".into(),
+            reason: "restart".into(),
+        }),
+    ));
+    assert_eq!(
+        changes,
+        [ActivityChange::State {
+            seq: 1,
+            state: "ended when Conch restarted".into(),
+            ask: None
+        }]
+    );
+}
