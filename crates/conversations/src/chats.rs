@@ -76,6 +76,7 @@ pub struct Chats {
     /// Itself, for chats that start helpers.
     me: std::sync::Weak<Chats>,
     artifacts: artifacts::Store,
+    activity: Arc<crate::activity::Activity>,
 }
 
 /// What a new chat starts with.
@@ -116,6 +117,7 @@ impl Chats {
         Arc::new_cyclic(|me| Chats {
             me: me.clone(),
             artifacts: artifacts::Store::new(&home.root().join("artifacts")),
+            activity: Arc::new(crate::activity::Activity::new(&home.chats_dir())),
             home,
             engine,
             tools,
@@ -153,6 +155,7 @@ impl Chats {
         let dir = self.home.chat_dir(&id);
         create_private_dir(&dir).map_err(LogError::io(&dir))?;
         let (log, _) = ChatLog::open(&dir, self.config.durability)?;
+        self.watch(&id, &log);
         log.append(Body::ChatCreated(ChatCreated {
             work: work.to_string_lossy().into_owned(),
             mode: new.mode.unwrap_or(self.config.default_mode),
@@ -181,6 +184,7 @@ impl Chats {
             return Err(ChatError::NotFound(id.to_owned()));
         }
         let (log, report) = ChatLog::open(&dir, self.config.durability)?;
+        self.watch(id, &log);
         for warning in report.warnings(id) {
             crate::warn(&warning);
         }
@@ -218,6 +222,19 @@ impl Chats {
             chats: self.me.clone(),
             artifacts: self.artifacts.clone(),
         }
+    }
+
+    /// Activity across every chat.
+    pub fn activity(&self) -> &Arc<crate::activity::Activity> {
+        &self.activity
+    }
+
+    /// Keeps Activity up to date with this chat's appends, from the first
+    /// one this process makes.
+    fn watch(&self, id: &str, log: &ChatLog) {
+        let activity = self.activity.clone();
+        let id = id.to_owned();
+        log.observe(Box::new(move |event| activity.observe(&id, event)));
     }
 
     /// The home's artifacts.

@@ -1,5 +1,6 @@
 //! Chats: the log store, the turn loop, and the registry of open chats.
 
+pub mod activity;
 pub mod artifact;
 mod broker;
 mod chat;

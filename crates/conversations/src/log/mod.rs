@@ -94,10 +94,15 @@ struct Index {
     end: u64,
 }
 
+/// Told of every event as it is committed, before the append is
+/// acknowledged (the Activity index keeps up this way).
+pub type Observer = Box<dyn Fn(&Event) + Send + Sync>;
+
 struct Shared {
     index: RwLock<Index>,
     view: Mutex<ChatView>,
     live: broadcast::Sender<Live>,
+    observer: std::sync::OnceLock<Observer>,
 }
 
 /// A handle on one chat's log. Cheap to clone; the writer stops when the last
@@ -174,6 +179,7 @@ impl ChatLog {
             }),
             view: Mutex::new(view),
             live,
+            observer: std::sync::OnceLock::new(),
         });
         let (requests, queue) = mpsc::channel();
         let writer = Writer {
@@ -303,6 +309,12 @@ impl ChatLog {
     /// Subscribes to what's committed from now on, and to streamed text.
     /// Subscribe first, then read the file from where you are: nothing is
     /// missed, and events seen twice are told apart by `seq`.
+    /// Sets the one observer of this log's appends (later calls are
+    /// ignored).
+    pub fn observe(&self, observer: Observer) {
+        let _ = self.shared.observer.set(observer);
+    }
+
     pub fn follow(&self) -> broadcast::Receiver<Live> {
         self.shared.live.subscribe()
     }

@@ -122,6 +122,9 @@ impl Writer {
         }
         for (committed, _, reply) in done {
             let event = committed.event.clone();
+            if let Some(observe) = self.shared.observer.get() {
+                observe(&event);
+            }
             // Nobody following the chat is fine.
             let _ = self.shared.live.send(Live::Event(Arc::new(committed)));
             let _ = reply.send(Ok(event));

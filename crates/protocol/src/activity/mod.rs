@@ -141,7 +141,10 @@ impl ActivityFold {
                     )),
                     "web_search" => Some((
                         ActivityKind::Page,
-                        format!("Searched the web for \"{}\"", short(input_str(i, "query"), 120)),
+                        format!(
+                            "Searched the web for \"{}\"",
+                            short(input_str(i, "query"), 120)
+                        ),
                     )),
                     "delegate" => Some((
                         ActivityKind::App,
@@ -151,9 +154,7 @@ impl ActivityFold {
                     // their own events.
                     "read_file" | "list_files" | "search_files" | "use_skill"
                     | "artifact_create" | "artifact_update" => None,
-                    tool if tool.contains('.') => {
-                        Some((ActivityKind::App, format!("Used {tool}")))
-                    }
+                    tool if tool.contains('.') => Some((ActivityKind::App, format!("Used {tool}"))),
                     _ => None,
                 };
                 let Some((kind, says)) = made else {
@@ -165,7 +166,12 @@ impl ActivityFold {
             Body::ToolFinished(f) => match self.calls.remove(&f.call) {
                 Some(seq) => {
                     let state = if f.ok {
-                        match f.detail.as_ref().and_then(|d| d.get("exitCode")).and_then(|c| c.as_i64()) {
+                        match f
+                            .detail
+                            .as_ref()
+                            .and_then(|d| d.get("exitCode"))
+                            .and_then(|c| c.as_i64())
+                        {
                             Some(code) => format!("exit code {code}"),
                             None => "done".to_owned(),
                         }
@@ -174,7 +180,11 @@ impl ActivityFold {
                     } else {
                         format!("didn't work: {}", short(&f.output, 120))
                     };
-                    vec![ActivityChange::State { seq, state, ask: None }]
+                    vec![ActivityChange::State {
+                        seq,
+                        state,
+                        ask: None,
+                    }]
                 }
                 None => Vec::new(),
             },
@@ -202,7 +212,11 @@ impl ActivityFold {
                         "mode" => format!("{said} by the mode you picked"),
                         by => format!("{said} by {by}"),
                     };
-                    vec![ActivityChange::State { seq, state, ask: None }]
+                    vec![ActivityChange::State {
+                        seq,
+                        state,
+                        ask: None,
+                    }]
                 }
                 None => Vec::new(),
             },

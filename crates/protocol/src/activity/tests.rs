@@ -23,7 +23,13 @@ fn called(seq: u64, call: &str, tool: &str, input: serde_json::Value) -> Event {
     )
 }
 
-fn finished(seq: u64, call: &str, ok: bool, output: &str, detail: Option<serde_json::Value>) -> Event {
+fn finished(
+    seq: u64,
+    call: &str,
+    ok: bool,
+    output: &str,
+    detail: Option<serde_json::Value>,
+) -> Event {
     ev(
         seq,
         Body::ToolFinished(ToolFinished {
@@ -54,7 +60,12 @@ fn every_kind_of_event() {
     };
     apply(called(1, "c1", "read_file", json!({"path": "a"})));
     apply(finished(2, "c1", true, "x", None));
-    apply(called(3, "c2", "web_fetch", json!({"url": "https://news.example/a"})));
+    apply(called(
+        3,
+        "c2",
+        "web_fetch",
+        json!({"url": "https://news.example/a"}),
+    ));
     apply(finished(4, "c2", true, "page", None));
     apply(ev(
         5,
@@ -65,7 +76,12 @@ fn every_kind_of_event() {
             says: None,
         }),
     ));
-    apply(called(6, "c3", "run_command", json!({"command": "git   status"})));
+    apply(called(
+        6,
+        "c3",
+        "run_command",
+        json!({"command": "git   status"}),
+    ));
     apply(ev(
         7,
         Body::PermissionRequested(PermissionRequested {
@@ -96,8 +112,19 @@ fn every_kind_of_event() {
             by: "owner".into(),
         }),
     ));
-    apply(finished(9, "c3", true, "clean", Some(json!({"exitCode": 0}))));
-    apply(called(10, "c4", "write_file", json!({"path": "/w/notes.md", "content": "x"})));
+    apply(finished(
+        9,
+        "c3",
+        true,
+        "clean",
+        Some(json!({"exitCode": 0})),
+    ));
+    apply(called(
+        10,
+        "c4",
+        "write_file",
+        json!({"path": "/w/notes.md", "content": "x"}),
+    ));
     apply(finished(11, "c4", false, "The owner said no.", None));
     apply(called(12, "c5", "bank.send_money", json!({})));
     apply(ev(
@@ -139,14 +166,44 @@ fn every_kind_of_event() {
     assert_eq!(
         seen,
         [
-            (3, ActivityKind::Page, "Read https://news.example/a", Some("done")),
+            (
+                3,
+                ActivityKind::Page,
+                "Read https://news.example/a",
+                Some("done")
+            ),
             (5, ActivityKind::Read, "Read a page from news.example", None),
-            (6, ActivityKind::Command, "Ran `git status`", Some("exit code 0")),
-            (7, ActivityKind::Question, "Asked: Can I run this command? git status", Some("you allowed once")),
-            (10, ActivityKind::File, "Changed /w/notes.md", Some("not run: you said no")),
-            (12, ActivityKind::App, "Used bank.send_money", Some("running")),
+            (
+                6,
+                ActivityKind::Command,
+                "Ran `git status`",
+                Some("exit code 0")
+            ),
+            (
+                7,
+                ActivityKind::Question,
+                "Asked: Can I run this command? git status",
+                Some("you allowed once")
+            ),
+            (
+                10,
+                ActivityKind::File,
+                "Changed /w/notes.md",
+                Some("not run: you said no")
+            ),
+            (
+                12,
+                ActivityKind::App,
+                "Used bank.send_money",
+                Some("running")
+            ),
             (13, ActivityKind::Skill, "Held to quick-setup's list", None),
-            (14, ActivityKind::Skill, "You stopped holding this chat to quick-setup's list", None),
+            (
+                14,
+                ActivityKind::Skill,
+                "You stopped holding this chat to quick-setup's list",
+                None
+            ),
             (15, ActivityKind::App, "Made the chart \"Sales\"", None),
         ]
     );

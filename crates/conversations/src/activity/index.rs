@@ -1,0 +1,285 @@
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::RwLock;
+
+use protocol::{ActivityChange, ActivityFold, ActivityKind, ActivityRow, Body, Event, Speaker};
+use serde::Serialize;
+
+/// A row's place in time: newest first is this order, reversed. Two events
+/// in the same millisecond are told apart by chat and `seq`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Cursor {
+    pub at_ms: i64,
+    chat: u32,
+    pub seq: u64,
+}
+
+struct Chat {
+    id: String,
+    title: Option<String>,
+    fold: ActivityFold,
+    last_seq: u64,
+}
+
+struct Inner {
+    chats: Vec<Chat>,
+    by_id: HashMap<String, u32>,
+    rows: HashMap<(u32, u64), (Cursor, ActivityRow)>,
+    all: BTreeSet<Cursor>,
+    by_kind: HashMap<ActivityKind, BTreeSet<Cursor>>,
+}
+
+/// One row as a page shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct PageRow {
+    /// Where this row is in time, for `before`.
+    pub cursor: String,
+    pub chat: String,
+    #[serde(rename = "chatTitle")]
+    pub chat_title: Option<String>,
+    #[serde(flatten)]
+    pub row: ActivityRow,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ActivityPage {
+    pub rows: Vec<PageRow>,
+    /// Pass as `before` for the next page; absent at the end.
+    pub next: Option<String>,
+}
+
+impl Cursor {
+    fn text(&self, inner: &Inner) -> String {
+        let chat = inner
+            .chats
+            .get(self.chat as usize)
+            .map_or("", |c| c.id.as_str());
+        format!("{}.{}.{}", self.at_ms, chat, self.seq)
+    }
+
+    /// Reads `at_ms.chat.seq`.
+    fn parse(text: &str, inner: &Inner) -> Option<Cursor> {
+        let mut parts = text.splitn(3, '.');
+        let at_ms = parts.next()?.parse().ok()?;
+        let chat_id = parts.next()?;
+        let seq = parts.next()?.parse().ok()?;
+        // A chat the index doesn't know sorts as the highest of its
+        // millisecond's chats would: nothing of that moment is skipped.
+        let chat = inner.by_id.get(chat_id).copied().unwrap_or(u32::MAX);
+        Some(Cursor { at_ms, chat, seq })
+    }
+}
+
+impl Inner {
+    fn chat_index(&mut self, id: &str) -> u32 {
+        if let Some(i) = self.by_id.get(id) {
+            return *i;
+        }
+        let i = self.chats.len() as u32;
+        self.chats.push(Chat {
+            id: id.to_owned(),
+            title: None,
+            fold: ActivityFold::default(),
+            last_seq: 0,
+        });
+        self.by_id.insert(id.to_owned(), i);
+        i
+    }
+
+    fn apply(&mut self, chat: u32, event: &Event) {
+        let Some(c) = self.chats.get_mut(chat as usize) else {
+            return;
+        };
+        if event.seq <= c.last_seq {
+            return;
+        }
+        c.last_seq = event.seq;
+        if let Body::Message(m) = &event.body {
+            if c.title.is_none() && m.from == Speaker::Owner {
+                c.title = Some(
+                    m.text
+                        .split_whitespace()
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                        .chars()
+                        .take(80)
+                        .collect(),
+                );
+            }
+        }
+        for change in c.fold.apply(event) {
+            match change {
+                ActivityChange::New(row) => {
+                    let cursor = Cursor {
+                        at_ms: protocol::parse_rfc3339(&row.at).unwrap_or(0),
+                        chat,
+                        seq: row.seq,
+                    };
+                    self.all.insert(cursor);
+                    self.by_kind.entry(row.kind).or_default().insert(cursor);
+                    self.rows.insert((chat, row.seq), (cursor, row));
+                }
+                ActivityChange::State { seq, state, ask } => {
+                    if let Some((_, row)) = self.rows.get_mut(&(chat, seq)) {
+                        row.state = Some(state);
+                        row.ask = ask;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The Activity index for one home.
+pub struct Activity {
+    chats_dir: PathBuf,
+    inner: RwLock<Option<Inner>>,
+}
+
+fn read_log(path: &Path, mut each: impl FnMut(&Event)) {
+    let Ok(bytes) = std::fs::read(path) else {
+        return;
+    };
+    crate::log::scan::scan(&bytes, |e| each(e));
+}
+
+impl Activity {
+    pub fn new(chats_dir: &Path) -> Activity {
+        Activity {
+            chats_dir: chats_dir.to_path_buf(),
+            inner: RwLock::new(None),
+        }
+    }
+
+    /// Reads every chat's log, unless that was done already.
+    pub fn build(&self) {
+        if self
+            .inner
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_some()
+        {
+            return;
+        }
+        let mut guard = self.inner.write().unwrap_or_else(|p| p.into_inner());
+        if guard.is_some() {
+            return;
+        }
+        let mut inner = Inner {
+            chats: Vec::new(),
+            by_id: HashMap::new(),
+            rows: HashMap::new(),
+            all: BTreeSet::new(),
+            by_kind: HashMap::new(),
+        };
+        let mut dirs: Vec<_> = std::fs::read_dir(&self.chats_dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|id| crate::ids::is_valid_id(id))
+            .collect();
+        dirs.sort();
+        for id in dirs {
+            let chat = inner.chat_index(&id);
+            let path = self.chats_dir.join(&id).join(crate::log::LOG_FILE);
+            read_log(&path, |e| inner.apply(chat, e));
+        }
+        *guard = Some(inner);
+    }
+
+    /// An event was committed to `chat`'s log. Before the index is built it
+    /// is left for the build to read from the file, where it already is.
+    pub fn observe(&self, chat: &str, event: &Event) {
+        let mut guard = self.inner.write().unwrap_or_else(|p| p.into_inner());
+        if let Some(inner) = guard.as_mut() {
+            let i = inner.chat_index(chat);
+            inner.apply(i, event);
+        }
+    }
+
+    /// The page of rows older than `before` (newest first), of `kinds` (all
+    /// when empty); `waiting` keeps only questions still waiting.
+    pub fn page(
+        &self,
+        before: Option<&str>,
+        kinds: &[ActivityKind],
+        waiting: bool,
+        limit: usize,
+    ) -> ActivityPage {
+        self.build();
+        let guard = self.inner.read().unwrap_or_else(|p| p.into_inner());
+        let Some(inner) = guard.as_ref() else {
+            return ActivityPage {
+                rows: Vec::new(),
+                next: None,
+            };
+        };
+        let upper = before.and_then(|b| Cursor::parse(b, inner));
+        let limit = limit.clamp(1, 500);
+        let mut sets: Vec<&BTreeSet<Cursor>> = if kinds.is_empty() {
+            vec![&inner.all]
+        } else {
+            kinds.iter().filter_map(|k| inner.by_kind.get(k)).collect()
+        };
+        if waiting {
+            sets = inner
+                .by_kind
+                .get(&ActivityKind::Question)
+                .into_iter()
+                .collect();
+        }
+        // Merge the sets newest first.
+        let mut iters: Vec<_> = sets
+            .iter()
+            .map(|s| match upper {
+                Some(u) => s.range(..u).rev().peekable(),
+                None => s.range(..).rev().peekable(),
+            })
+            .collect();
+        let mut rows = Vec::new();
+        loop {
+            let mut best: Option<(usize, Cursor)> = None;
+            for (i, it) in iters.iter_mut().enumerate() {
+                if let Some(c) = it.peek() {
+                    if best.is_none_or(|(_, b)| **c > b) {
+                        best = Some((i, **c));
+                    }
+                }
+            }
+            let Some((i, cursor)) = best else {
+                break;
+            };
+            iters[i].next();
+            let Some((_, row)) = inner.rows.get(&(cursor.chat, cursor.seq)) else {
+                continue;
+            };
+            if waiting && row.ask.is_none() {
+                continue;
+            }
+            let chat = &inner.chats[cursor.chat as usize];
+            rows.push(PageRow {
+                cursor: cursor.text(inner),
+                chat: chat.id.clone(),
+                chat_title: chat.title.clone(),
+                row: row.clone(),
+            });
+            if rows.len() == limit {
+                break;
+            }
+        }
+        let next = (rows.len() == limit)
+            .then(|| rows.last().map(|r| r.cursor.clone()))
+            .flatten();
+        ActivityPage { rows, next }
+    }
+
+    /// Rows in the index (for the benchmark), and chats.
+    pub fn size(&self) -> (usize, usize) {
+        self.build();
+        let guard = self.inner.read().unwrap_or_else(|p| p.into_inner());
+        guard
+            .as_ref()
+            .map_or((0, 0), |i| (i.rows.len(), i.chats.len()))
+    }
+}
