@@ -5,7 +5,7 @@ use std::process::Stdio;
 
 use clap::Subcommand;
 use conversations::Home;
-use seal::{sandbox_support, seal_command, PackageManager, Sealed, Support};
+use seal::{fix_line, sandbox_support, Sealed, Support};
 use serde_json::json;
 
 use crate::Failure;
@@ -26,24 +26,6 @@ pub enum SealCommand {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
         command: Vec<String>,
     },
-}
-
-/// The fix for what's wrong, when a typed line can help.
-pub fn fix_line(support: &Support) -> Option<String> {
-    match support {
-        Support::Unavailable { problem } if problem.fixable() => {
-            let apparmor =
-                matches!(problem, seal::SupportProblem::AppArmor { .. }) || seal_apparmor();
-            PackageManager::detect().map(|pm| seal_command(pm, apparmor))
-        }
-        _ => None,
-    }
-}
-
-fn seal_apparmor() -> bool {
-    std::fs::read_to_string("/proc/sys/kernel/apparmor_restrict_unprivileged_userns")
-        .map(|v| v.trim() == "1")
-        .unwrap_or(false)
 }
 
 /// Words a person can paste into a shell unchanged.

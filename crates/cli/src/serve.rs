@@ -62,6 +62,7 @@ async fn serve(
     };
     crate::doctor::lock_at_start(&settings.vault(home.root()));
     let (engine, engine_line) = pick_engine(&home, &settings)?;
+    let switches = Arc::new(conversations::safety::Switches::new(&settings.safety));
     let (seal, seal_line) = pick_seal(&home, &settings);
     let catalog = Arc::new(skills::Catalog {
         project: Some(default_work.clone()),
@@ -70,6 +71,7 @@ async fn serve(
     let tools = Tools::new(ToolsConfig {
         seal,
         skills: Some(catalog.clone()),
+        sealing_on: Some(switches.sealing()),
         searxng_url: settings.searxng_url.clone(),
         command: CommandConfig {
             timeout: Duration::from_secs(settings.command_timeout_secs.unwrap_or(120)),
@@ -92,6 +94,7 @@ async fn serve(
                     .owner_name
                     .clone()
                     .unwrap_or_else(|| "the owner".to_owned()),
+                switches: Some(switches.clone()),
                 ..GuardConfig::usual(&home)
             },
             skills: Some(catalog),
@@ -102,7 +105,11 @@ async fn serve(
     if !addr.ip().is_loopback() && !addr.ip().is_unspecified() {
         names.push(addr.ip().to_string());
     }
-    let state = AppState::new(chats, AllowedHosts::new(names));
+    // Activity reads every chat's log once; do it now, not on the first
+    // look at the page.
+    let activity = chats.activity().clone();
+    std::thread::spawn(move || activity.build());
+    let state = AppState::new(chats, AllowedHosts::new(names)).listening_on(addr);
 
     let url = format!("http://{addr}");
     let mut out = std::io::stdout().lock();
@@ -146,13 +153,20 @@ async fn serve(
 /// Sealing for commands, when it's on and this computer can; and the line
 /// that says how commands will run.
 fn pick_seal(home: &Home, settings: &Settings) -> (Option<Arc<seal::Sealed>>, String) {
-    if !settings.safety.sealed_commands {
-        return (
-            None,
-            "Seal commands is off (Settings → Safety): every command runs with your full access and asks first.".to_owned(),
-        );
-    }
+    // The box is made whenever this computer can, so turning Seal commands
+    // back on in Settings counts at once.
+    let off = !settings.safety.sealed_commands;
     match seal::sandbox_support() {
+        seal::Support::Ready if off => match seal::Sealed::new(home.root()) {
+            Ok(s) => (
+                Some(Arc::new(s)),
+                "Seal commands is off (Settings → Safety): every command runs with your full access and asks first.".to_owned(),
+            ),
+            Err(_) => (
+                None,
+                "Seal commands is off (Settings → Safety): every command runs with your full access and asks first.".to_owned(),
+            ),
+        },
         seal::Support::Ready => match seal::Sealed::new(home.root()) {
             Ok(s) => (
                 Some(Arc::new(s)),
@@ -169,7 +183,7 @@ fn pick_seal(home: &Home, settings: &Settings) -> (Option<Arc<seal::Sealed>>, St
                 seal::Support::Ready => String::new(),
             };
             line.push_str(" Every command will run with your full access and ask first.");
-            if let Some(fix) = crate::seal_cmd::fix_line(&support) {
+            if let Some(fix) = seal::fix_line(&support) {
                 line.push_str(&format!(
                     " To seal them, type this line in a terminal:\n\n  {fix}\n"
                 ));

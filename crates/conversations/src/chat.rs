@@ -34,6 +34,7 @@ pub struct Chat {
     pub parent: Option<String>,
     pub(crate) chats: std::sync::Weak<crate::chats::Chats>,
     pub(crate) artifacts: artifacts::Store,
+    pub(crate) switches: Arc<crate::safety::Switches>,
     /// For an `artifact` chat (a pinned app's Refresh): the one artifact it
     /// may update.
     pub(crate) refreshes: Option<String>,
@@ -54,6 +55,7 @@ pub(crate) struct Shared {
     pub skills: Option<Arc<skills::Catalog>>,
     pub chats: std::sync::Weak<crate::chats::Chats>,
     pub artifacts: artifacts::Store,
+    pub switches: Arc<crate::safety::Switches>,
 }
 
 /// A message as written.
@@ -85,6 +87,7 @@ impl Chat {
             parent,
             chats: shared.chats,
             artifacts: shared.artifacts,
+            switches: shared.switches,
             refreshes,
             running: Mutex::new(false),
             current: Mutex::new(None),
@@ -102,6 +105,7 @@ impl Chat {
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
                 .clone(),
+            check_after_reading: self.switches.check_after_reading(),
             ..(*self.policies).clone()
         }
     }

@@ -42,6 +42,9 @@ pub struct GuardConfig {
     pub check_after_reading: bool,
     pub protected: guard::Protected,
     pub owner_name: String,
+    /// Safety, switched live by Settings; absent: made from
+    /// `check_after_reading`, all else on.
+    pub switches: Option<Arc<crate::safety::Switches>>,
 }
 
 impl Default for GuardConfig {
@@ -50,6 +53,7 @@ impl Default for GuardConfig {
             check_after_reading: true,
             protected: guard::Protected::default(),
             owner_name: "the owner".to_owned(),
+            switches: None,
         }
     }
 }
@@ -62,6 +66,7 @@ impl GuardConfig {
             check_after_reading: true,
             protected: guard::Protected::usual(person.as_deref(), &home.root().to_string_lossy()),
             owner_name: "the owner".to_owned(),
+            switches: None,
         }
     }
 }
@@ -77,6 +82,7 @@ pub struct Chats {
     me: std::sync::Weak<Chats>,
     artifacts: artifacts::Store,
     activity: Arc<crate::activity::Activity>,
+    switches: Arc<crate::safety::Switches>,
 }
 
 /// What a new chat starts with.
@@ -118,6 +124,12 @@ impl Chats {
             me: me.clone(),
             artifacts: artifacts::Store::new(&home.root().join("artifacts")),
             activity: Arc::new(crate::activity::Activity::new(&home.chats_dir())),
+            switches: config.guard.switches.clone().unwrap_or_else(|| {
+                Arc::new(crate::safety::Switches::new(&crate::settings::Safety {
+                    check_after_reading: config.guard.check_after_reading,
+                    ..Default::default()
+                }))
+            }),
             home,
             engine,
             tools,
@@ -221,7 +233,13 @@ impl Chats {
             skills: self.config.skills.clone(),
             chats: self.me.clone(),
             artifacts: self.artifacts.clone(),
+            switches: self.switches.clone(),
         }
+    }
+
+    /// Safety, as it is now.
+    pub fn switches(&self) -> &Arc<crate::safety::Switches> {
+        &self.switches
     }
 
     /// Activity across every chat.

@@ -45,6 +45,13 @@ pub fn router(state: AppState) -> Router {
             "/api/chats/{id}/skills/{skill}/stop-holding",
             post(routes::turns::stop_holding),
         )
+        .route("/api/activity", get(routes::activity::list))
+        .route(
+            "/api/settings/safety",
+            get(routes::security::safety).post(routes::security::set_safety),
+        )
+        .route("/api/security", get(routes::security::checkup))
+        .route("/api/session/confirm", post(routes::session::confirm))
         .route("/api/artifacts", get(routes::artifacts::list))
         .route(
             "/api/artifacts/{id}",
@@ -99,7 +106,9 @@ pub fn router(state: AppState) -> Router {
         .route("/chats/{id}", get(routes::pages::home))
         .route("/skills", get(routes::pages::home))
         .route("/skills/{id}", get(routes::pages::home))
-        .route("/settings", get(routes::pages::home));
+        .route("/settings", get(routes::pages::home))
+        .route("/settings/security", get(routes::pages::home))
+        .route("/activity", get(routes::pages::home));
     Router::new()
         .merge(signed_in)
         .merge(open)

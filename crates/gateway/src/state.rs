@@ -14,6 +14,8 @@ pub struct Inner {
     pub chats: Arc<Chats>,
     pub auth: Auth,
     pub hosts: AllowedHosts,
+    /// Where the gateway listens, for the security checkup.
+    pub listening: Option<std::net::SocketAddr>,
 }
 
 impl AppState {
@@ -23,7 +25,19 @@ impl AppState {
             chats,
             auth: Auth::new(home),
             hosts,
+            listening: None,
         }))
+    }
+
+    /// Says where the gateway listens (the checkup reports it).
+    pub fn listening_on(self, addr: std::net::SocketAddr) -> AppState {
+        match Arc::try_unwrap(self.0) {
+            Ok(mut inner) => {
+                inner.listening = Some(addr);
+                AppState(Arc::new(inner))
+            }
+            Err(shared) => AppState(shared),
+        }
     }
 }
 

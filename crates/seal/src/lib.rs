@@ -20,7 +20,7 @@ mod run;
 mod seccomp;
 mod support;
 
-pub use line::{seal_command, PackageManager};
+pub use line::{fix_line, seal_command, PackageManager};
 pub use masks::Masks;
 pub use profile::{Profile, SealError};
 pub use run::{Sealed, SealedCommand};

@@ -101,9 +101,20 @@ pub struct Classifier {
     pub skills: bool,
     /// Whether commands can run sealed here.
     pub sealing: bool,
+    /// Safety → Seal commands, read at each call (absent: always on).
+    pub sealing_on: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl Classifier {
+    /// Whether a command runs sealed now.
+    fn seals(&self) -> bool {
+        self.sealing
+            && self
+                .sealing_on
+                .as_ref()
+                .is_none_or(|on| on.load(std::sync::atomic::Ordering::SeqCst))
+    }
+
     pub fn classify(&self, call: &ToolCall, work: &Path) -> Result<Action, String> {
         let work = resolve_work(work);
         let resolved = |p: &str| resolve(&work, p).map_err(|e| e.to_string());
@@ -155,7 +166,7 @@ impl Classifier {
                 }
                 Ok(Action::Command {
                     programs: shell::programs(&i.command),
-                    unsealed: i.leave_box || !self.sealing,
+                    unsealed: i.leave_box || !self.seals(),
                     leaves_box: i.leave_box,
                     command: i.command,
                 })
@@ -190,6 +201,7 @@ mod tests {
             search: false,
             skills: false,
             sealing: false,
+            sealing_on: None,
         };
         let got = |name: &str, input| c.classify(&call(name, input), &work);
         assert_eq!(
@@ -234,6 +246,7 @@ mod tests {
             search: false,
             skills: false,
             sealing: true,
+            sealing_on: None,
         };
         let err = |name: &str, input| c.classify(&call(name, input), dir.path()).unwrap_err();
         assert!(err("read_file", json!({})).contains("It takes {\"path\""));

@@ -38,6 +38,8 @@ pub struct ToolsConfig {
     pub seal: Option<std::sync::Arc<seal::Sealed>>,
     /// The skills the assistant can load with `use_skill`.
     pub skills: Option<std::sync::Arc<skills::Catalog>>,
+    /// Safety → Seal commands, switched live (absent: on whenever `seal` is).
+    pub sealing_on: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// The standard tools.
@@ -57,6 +59,7 @@ impl Tools {
                 // Where commands can't be sealed, every command runs unsealed
                 // and asks as ADR 0028 ("And commands everywhere") says.
                 sealing: config.seal.is_some(),
+                sealing_on: config.sealing_on.clone(),
             },
             fetcher: fetch::Fetcher::new(config.fetch.clone()),
             search_client: reqwest::Client::builder()

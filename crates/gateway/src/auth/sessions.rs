@@ -18,17 +18,28 @@ pub const RECENT: Duration = Duration::from_secs(10 * 60);
 pub struct Session {
     pub password_at: Instant,
     last_seen: Instant,
+    /// How long a password counts as recent (RECENT, unless a test says).
+    recent: Duration,
 }
 
 impl Session {
     pub fn recent_password(&self) -> bool {
-        self.password_at.elapsed() < RECENT
+        self.password_at.elapsed() < self.recent
     }
 }
 
-#[derive(Default)]
 pub struct Sessions {
     map: Mutex<HashMap<String, Session>>,
+    recent: Mutex<Duration>,
+}
+
+impl Default for Sessions {
+    fn default() -> Sessions {
+        Sessions {
+            map: Mutex::new(HashMap::new()),
+            recent: Mutex::new(RECENT),
+        }
+    }
 }
 
 impl Sessions {
@@ -43,9 +54,27 @@ impl Sessions {
             Session {
                 password_at: now,
                 last_seen: now,
+                recent: RECENT,
             },
         );
         Ok(token)
+    }
+
+    /// How long a password counts as recent (tests shorten it).
+    pub fn set_recent(&self, recent: Duration) {
+        *self.recent.lock().unwrap_or_else(|p| p.into_inner()) = recent;
+    }
+
+    /// The password was entered again in this session: it is recent now.
+    pub fn confirm(&self, token: &str) -> bool {
+        let mut map = self.lock();
+        match map.get_mut(&random::digest(token)) {
+            Some(session) => {
+                session.password_at = Instant::now();
+                true
+            }
+            None => false,
+        }
     }
 
     pub fn check(&self, token: &str) -> Option<Session> {
@@ -57,6 +86,7 @@ impl Sessions {
             return None;
         }
         session.last_seen = Instant::now();
+        session.recent = *self.recent.lock().unwrap_or_else(|p| p.into_inner());
         Some(*session)
     }
 

@@ -1,8 +1,10 @@
+pub mod activity;
 pub mod artifacts;
 pub mod chats;
 pub mod health;
 pub mod keys;
 pub mod pages;
+pub mod security;
 pub mod session;
 pub mod skills;
 pub mod stream;

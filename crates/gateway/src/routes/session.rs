@@ -100,3 +100,20 @@ pub async fn sign_out(State(state): State<AppState>, headers: HeaderMap) -> Resp
         .insert(header::SET_COOKIE, cleared_cookie());
     response
 }
+
+/// `POST /api/session/confirm {"password": …}`: the password again, for
+/// what needs a recent one (turning a Safety preference off). A person only.
+pub async fn confirm(
+    person: crate::auth::Person,
+    State(state): State<AppState>,
+    JsonBody(body): JsonBody<SignIn>,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    if !check_password(&state, body.password).await? {
+        return Err(ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            "That password isn't right.",
+        ));
+    }
+    state.auth.sessions.confirm(&person.token);
+    Ok(Json(json!({ "recentPassword": true })))
+}

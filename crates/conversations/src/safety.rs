@@ -1,0 +1,60 @@
+//! Settings → Security → Safety (ADR 0028 §3), live: what the guard and
+//! the tools read at each call, so a change counts from the next call
+//! without a restart. The preferences themselves are in settings.json.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use crate::settings::Safety;
+
+#[derive(Debug)]
+pub struct Switches {
+    check_after_reading: AtomicBool,
+    /// Shared with the tools, which seal a command only while it is on.
+    sealed_commands: Arc<AtomicBool>,
+    check_memories: AtomicBool,
+}
+
+impl Switches {
+    pub fn new(safety: &Safety) -> Switches {
+        Switches {
+            check_after_reading: AtomicBool::new(safety.check_after_reading),
+            sealed_commands: Arc::new(AtomicBool::new(safety.sealed_commands)),
+            check_memories: AtomicBool::new(safety.check_memories),
+        }
+    }
+
+    pub fn check_after_reading(&self) -> bool {
+        self.check_after_reading.load(Ordering::SeqCst)
+    }
+
+    pub fn sealed_commands(&self) -> bool {
+        self.sealed_commands.load(Ordering::SeqCst)
+    }
+
+    pub fn check_memories(&self) -> bool {
+        self.check_memories.load(Ordering::SeqCst)
+    }
+
+    /// The switch the tools read.
+    pub fn sealing(&self) -> Arc<AtomicBool> {
+        self.sealed_commands.clone()
+    }
+
+    pub fn now(&self) -> Safety {
+        Safety {
+            check_after_reading: self.check_after_reading(),
+            sealed_commands: self.sealed_commands(),
+            check_memories: self.check_memories(),
+        }
+    }
+
+    pub fn set(&self, safety: &Safety) {
+        self.check_after_reading
+            .store(safety.check_after_reading, Ordering::SeqCst);
+        self.sealed_commands
+            .store(safety.sealed_commands, Ordering::SeqCst);
+        self.check_memories
+            .store(safety.check_memories, Ordering::SeqCst);
+    }
+}
