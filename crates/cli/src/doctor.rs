@@ -101,7 +101,7 @@ fn artifacts_check(home: &Home) -> Option<Line> {
 pub fn run(home: &Home, args: DoctorArgs) -> Result<(), Failure> {
     let settings = Settings::load(home.root())?;
     let vault = settings.vault(home.root());
-    let lines: Vec<Line> = [
+    let mut lines: Vec<Line> = [
         secrets_check(&vault, args.repair),
         signing_check(&vault, args.repair),
         artifacts_check(home),
@@ -109,6 +109,24 @@ pub fn run(home: &Home, args: DoctorArgs) -> Result<(), Failure> {
     .into_iter()
     .flatten()
     .collect();
+    // The security checkup, as Settings → Security shows it (where Conch
+    // listens is only known to a running Conch).
+    for check in conversations::checkup::checkup(home.root(), &settings.safety, None) {
+        lines.push(match (check.ok, &check.fix) {
+            (true, _) => Line::Ok(check.says),
+            (false, Some(conversations::checkup::Fix::TurnOn { .. })) => Line::Warn(format!(
+                "{} Turn it back on in Settings → Security, or set it to true in settings.json.",
+                check.says
+            )),
+            (false, Some(conversations::checkup::Fix::Command { line })) => {
+                Line::Warn(format!("{} To fix it, type:\n  {line}", check.says))
+            }
+            (false, Some(conversations::checkup::Fix::Advice { says })) => {
+                Line::Warn(format!("{} {says}", check.says))
+            }
+            (false, None) => Line::Warn(check.says),
+        });
+    }
     let mut needs = false;
     for line in &lines {
         match line {

@@ -1,5 +1,6 @@
 //! `conch`: the one binary.
 
+mod activity;
 mod chat;
 mod doctor;
 mod keys;
@@ -63,6 +64,8 @@ enum Command {
     },
     /// Check Conch's folder; --repair fixes what it can.
     Doctor(doctor::DoctorArgs),
+    /// What the assistant did, newest first.
+    Activity(activity::ActivityArgs),
 }
 
 /// A failure to report: one sentence, already in the user's words.
@@ -93,6 +96,7 @@ fn main() -> ExitCode {
             Command::Seal { command } => seal_cmd::run(&home, command),
             Command::Skills { command } => skills_cmd::run(&home, command),
             Command::Doctor(args) => doctor::run(&home, args),
+            Command::Activity(args) => activity::run(&home, args),
         }
     })();
     match result {

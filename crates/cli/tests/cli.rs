@@ -717,3 +717,45 @@ fn doctor_counts_artifacts_and_says_which_were_healed() {
         "{said}"
     );
 }
+
+#[test]
+fn activity_in_the_terminal() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path();
+    let dir = home.join("chats").join("aaaaaaaaaaaaaaaa");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("log.jsonl"),
+        concat!(
+            r#"{"seq":1,"id":"e1","at":"2026-11-28T09:00:00.000Z","type":"message","from":"owner","text":"tidy up"}"#, "\n",
+            r#"{"seq":2,"id":"e2","at":"2026-11-28T09:00:01.000Z","type":"tool.called","turn":1,"call":"c1","tool":"run_command","input":{"command":"ls -la"}}"#, "\n",
+            r#"{"seq":3,"id":"e3","at":"2026-11-28T09:00:02.000Z","type":"tool.finished","turn":1,"call":"c1","ok":true,"output":"x","detail":{"exitCode":0}}"#, "\n",
+            r#"{"seq":4,"id":"e4","at":"2026-11-29T09:00:00.000Z","type":"tool.called","turn":1,"call":"c2","tool":"read_file","input":{"path":"a"}}"#, "\n",
+            r#"{"seq":5,"id":"e5","at":"2026-11-29T09:00:01.000Z","type":"taint","source":"page","what":"news.example"}"#, "\n",
+        ),
+    )
+    .unwrap();
+    let out = conch(home, &["activity"], None);
+    let said = text(&out.stdout);
+    assert!(said.contains("2026-11-29"), "{said}");
+    assert!(
+        said.contains("read     Read a page from news.example"),
+        "{said}"
+    );
+    assert!(
+        said.contains("command  Ran `ls -la` (exit code 0)  · tidy up"),
+        "{said}"
+    );
+    assert!(!said.contains("read_file"), "looking around is left out");
+    let out = conch(home, &["activity", "--kind", "command", "--json"], None);
+    let rows: Vec<serde_json::Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["event"], "e2");
+    let out = conch(home, &["activity", "--since", "2026-11-29"], None);
+    assert!(!text(&out.stdout).contains("ls -la"));
+    let out = conch(home, &["activity", "--kind", "nonsense"], None);
+    assert!(!out.status.success());
+}
