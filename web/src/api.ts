@@ -110,7 +110,45 @@ export interface AccessKey {
   created: string;
 }
 
+export interface ActivityRow {
+  cursor: string;
+  chat: string;
+  chatTitle: string | null;
+  seq: number;
+  event: string;
+  at: string;
+  kind: string;
+  says: string;
+  state?: string;
+  ask?: string;
+}
+
+export interface Safety {
+  checkAfterReading: boolean;
+  sealedCommands: boolean;
+  checkMemories: boolean;
+}
+
+export interface Check {
+  id: string;
+  ok: boolean;
+  says: string;
+  fix?: { kind: "turn-on"; setting: keyof Safety } | { kind: "command"; line: string } | { kind: "advice"; says: string };
+}
+
 export const api = {
+  activity: (q: { before?: string; kinds?: string[]; waiting?: boolean; limit?: number }) => {
+    const p = new URLSearchParams();
+    if (q.before) p.set("before", q.before);
+    if (q.kinds?.length) p.set("kinds", q.kinds.join(","));
+    if (q.waiting) p.set("waiting", "1");
+    p.set("limit", String(q.limit ?? 50));
+    return call<{ rows: ActivityRow[]; next: string | null }>("GET", `/api/activity?${p}`);
+  },
+  safety: () => call<Safety>("GET", "/api/settings/safety"),
+  setSafety: (change: Partial<Safety>) => call<Safety>("POST", "/api/settings/safety", change),
+  confirmPassword: (password: string) => call<unknown>("POST", "/api/session/confirm", { password }),
+  checkup: () => call<{ checks: Check[] }>("GET", "/api/security"),
   session: () => call<{ who: string }>("GET", "/api/session"),
   signIn: (password: string) => call<{ ok: boolean }>("POST", "/api/session", { password }),
   signOut: () => call<unknown>("DELETE", "/api/session"),

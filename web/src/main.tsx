@@ -3,6 +3,8 @@ import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { api, ApiError, type ChatSummary, type Skill } from "./api";
 import { ChatPage } from "./components/ChatPage";
 import { Palette, type Command } from "./components/Palette";
+import { ActivityPage } from "./components/ActivityPage";
+import { SecurityPage } from "./components/SecurityPage";
 import { SettingsPage } from "./components/SettingsPage";
 import { Sidebar } from "./components/Sidebar";
 import { SignIn } from "./components/SignIn";
@@ -56,7 +58,9 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
   const commands: Command[] = [
     { label: "New chat", hint: "Command", run: () => void newChat() },
     { label: "Skills", hint: "Page", run: () => navigate("/skills") },
+    { label: "Activity", hint: "Page", run: () => navigate("/activity") },
     { label: "Settings", hint: "Page", run: () => navigate("/settings") },
+    { label: "Security and Safety", hint: "Page", run: () => navigate("/settings/security") },
     ...holds.current.map((h) => ({
       label: `Stop holding this chat to ${h.skill}'s list`,
       hint: "Command",
@@ -93,6 +97,8 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
         )}
         {r.page === "skills" && <SkillsPage id={r.id} />}
         {r.page === "settings" && <SettingsPage onSignOut={onSignOut} />}
+        {r.page === "security" && <SecurityPage />}
+        {r.page === "activity" && <ActivityPage />}
       </main>
       {palette && (
         <Palette

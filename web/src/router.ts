@@ -6,7 +6,7 @@ import { useEffect, useState } from "preact/hooks";
 const listeners = new Set<() => void>();
 
 export function navigate(path: string): void {
-  if (location.pathname !== path) history.pushState(null, "", path);
+  if (location.pathname + location.search !== path) history.pushState(null, "", path);
   listeners.forEach((l) => l());
 }
 
@@ -28,12 +28,16 @@ export type Route =
   | { page: "home" }
   | { page: "chat"; id: string }
   | { page: "skills"; id?: string }
-  | { page: "settings" };
+  | { page: "settings" }
+  | { page: "security" }
+  | { page: "activity" };
 
 export function route(path: string): Route {
   const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
   if (parts[0] === "chats" && parts[1]) return { page: "chat", id: parts[1] };
   if (parts[0] === "skills") return { page: "skills", id: parts[1] };
+  if (parts[0] === "settings" && parts[1] === "security") return { page: "security" };
   if (parts[0] === "settings") return { page: "settings" };
+  if (parts[0] === "activity") return { page: "activity" };
   return { page: "home" };
 }

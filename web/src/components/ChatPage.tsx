@@ -10,6 +10,9 @@ export function ChatPage(props: { id: string; onActivity: () => void; holdsRef: 
   const [live, setLive] = useState<Live>({ events: [], streaming: new Map(), connected: false });
   const [error, setError] = useState<string | null>(null);
   const bottom = useRef<HTMLDivElement>(null);
+  // Opened at a moment (from Activity): `?at=<seq>` is scrolled to and
+  // marked, once its events are in.
+  const target = useRef<number | null>(Number(new URLSearchParams(location.search).get("at")) || null);
   useEffect(() => {
     setLive({ events: [], streaming: new Map(), connected: false });
     setError(null);
@@ -23,10 +26,21 @@ export function ChatPage(props: { id: string; onActivity: () => void; holdsRef: 
   useEffect(() => {
     if (live.events.length) props.onActivity();
   }, [running]);
+  useEffect(() => {
+    const at = target.current;
+    if (at === null || !live.events.length || live.events[live.events.length - 1].seq < at) return;
+    const rows = [...document.querySelectorAll<HTMLElement>(".transcript > li[data-seq]")];
+    const row = rows.filter((r) => Number(r.dataset.seq) <= at).pop() ?? rows[0];
+    if (!row) return;
+    target.current = null;
+    row.scrollIntoView({ block: "center" });
+    row.classList.add("highlight");
+    row.setAttribute("data-target", "");
+  }, [live]);
   // Follow the newest words, unless the owner scrolled up to read.
   useEffect(() => {
     const el = bottom.current;
-    if (!el) return;
+    if (!el || target.current !== null || document.querySelector("[data-target]")) return;
     const near = window.innerHeight + window.scrollY >= document.body.scrollHeight - 200;
     const main = el.closest("main");
     const inMain = main ? main.scrollHeight - main.scrollTop - main.clientHeight < 200 : near;

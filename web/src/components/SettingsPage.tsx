@@ -1,5 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, type AccessKey } from "../api";
+import { navigate } from "../router";
 
 export function SettingsPage({ onSignOut }: { onSignOut: () => void }) {
   const [keys, setKeys] = useState<AccessKey[] | null>(null);
@@ -13,6 +14,20 @@ export function SettingsPage({ onSignOut }: { onSignOut: () => void }) {
   return (
     <div class="page settings">
       <h1>Settings</h1>
+      <section>
+        <h2>Security</h2>
+        <p>
+          <a
+            href="/settings/security"
+            onClick={(e) => {
+              e.preventDefault();
+              navigate("/settings/security");
+            }}
+          >
+            Safety and the security checkup
+          </a>
+        </p>
+      </section>
       <section>
         <h2>Access keys</h2>
         <p class="quiet">

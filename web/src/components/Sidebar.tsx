@@ -64,6 +64,16 @@ export function Sidebar(props: {
       </ul>
       <div class="sidebar-bottom">
         <a
+          href="/activity"
+          class={props.page === "activity" ? "current" : ""}
+          onClick={(e) => {
+            e.preventDefault();
+            go("/activity");
+          }}
+        >
+          Activity
+        </a>
+        <a
           href="/skills"
           class={props.page === "skills" ? "current" : ""}
           onClick={(e) => {
@@ -75,7 +85,7 @@ export function Sidebar(props: {
         </a>
         <a
           href="/settings"
-          class={props.page === "settings" ? "current" : ""}
+          class={props.page === "settings" || props.page === "security" ? "current" : ""}
           onClick={(e) => {
             e.preventDefault();
             go("/settings");
