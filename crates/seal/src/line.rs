@@ -67,6 +67,24 @@ pub fn seal_command(pm: PackageManager, apparmor: bool) -> String {
     }
 }
 
+/// The fix for what's wrong, when a typed line can help.
+pub fn fix_line(support: &crate::Support) -> Option<String> {
+    match support {
+        crate::Support::Unavailable { problem } if problem.fixable() => {
+            let apparmor =
+                matches!(problem, crate::SupportProblem::AppArmor { .. }) || seal_apparmor();
+            PackageManager::detect().map(|pm| seal_command(pm, apparmor))
+        }
+        _ => None,
+    }
+}
+
+fn seal_apparmor() -> bool {
+    std::fs::read_to_string("/proc/sys/kernel/apparmor_restrict_unprivileged_userns")
+        .map(|v| v.trim() == "1")
+        .unwrap_or(false)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -111,22 +129,4 @@ mod tests {
             "the system's bubblewrap only"
         );
     }
-}
-
-/// The fix for what's wrong, when a typed line can help.
-pub fn fix_line(support: &crate::Support) -> Option<String> {
-    match support {
-        crate::Support::Unavailable { problem } if problem.fixable() => {
-            let apparmor =
-                matches!(problem, crate::SupportProblem::AppArmor { .. }) || seal_apparmor();
-            PackageManager::detect().map(|pm| seal_command(pm, apparmor))
-        }
-        _ => None,
-    }
-}
-
-fn seal_apparmor() -> bool {
-    std::fs::read_to_string("/proc/sys/kernel/apparmor_restrict_unprivileged_userns")
-        .map(|v| v.trim() == "1")
-        .unwrap_or(false)
 }
