@@ -95,6 +95,7 @@ async fn serve(
                     .clone()
                     .unwrap_or_else(|| "the owner".to_owned()),
                 switches: Some(switches.clone()),
+                review: settings.auto_review.clone().unwrap_or_default().config(),
                 ..GuardConfig::usual(&home)
             },
             skills: Some(catalog),

@@ -38,6 +38,7 @@ pub struct Chat {
     /// For an `artifact` chat (a pinned app's Refresh): the one artifact it
     /// may update.
     pub(crate) refreshes: Option<String>,
+    pub(crate) review: crate::auto_review::ReviewConfig,
     running: Mutex<bool>,
     /// Stop for the turn running now.
     pub(crate) current: Mutex<Option<Cancel>>,
@@ -56,6 +57,7 @@ pub(crate) struct Shared {
     pub chats: std::sync::Weak<crate::chats::Chats>,
     pub artifacts: artifacts::Store,
     pub switches: Arc<crate::safety::Switches>,
+    pub review: crate::auto_review::ReviewConfig,
 }
 
 /// A message as written.
@@ -89,6 +91,7 @@ impl Chat {
             artifacts: shared.artifacts,
             switches: shared.switches,
             refreshes,
+            review: shared.review,
             running: Mutex::new(false),
             current: Mutex::new(None),
             waiters: Waiters::default(),
@@ -106,6 +109,9 @@ impl Chat {
                 .unwrap_or_else(|p| p.into_inner())
                 .clone(),
             check_after_reading: self.switches.check_after_reading(),
+            // Read at every call: a tool turned off while a review was
+            // pending is off when the call would run.
+            policies: self.switches.policies(),
             ..(*self.policies).clone()
         }
     }

@@ -45,6 +45,8 @@ pub struct GuardConfig {
     /// Safety, switched live by Settings; absent: made from
     /// `check_after_reading`, all else on.
     pub switches: Option<Arc<crate::safety::Switches>>,
+    /// Auto mode's reviewer.
+    pub review: crate::auto_review::ReviewConfig,
 }
 
 impl Default for GuardConfig {
@@ -54,6 +56,7 @@ impl Default for GuardConfig {
             protected: guard::Protected::default(),
             owner_name: "the owner".to_owned(),
             switches: None,
+            review: Default::default(),
         }
     }
 }
@@ -67,6 +70,7 @@ impl GuardConfig {
             protected: guard::Protected::usual(person.as_deref(), &home.root().to_string_lossy()),
             owner_name: "the owner".to_owned(),
             switches: None,
+            review: Default::default(),
         }
     }
 }
@@ -124,12 +128,16 @@ impl Chats {
             me: me.clone(),
             artifacts: artifacts::Store::new(&home.root().join("artifacts")),
             activity: Arc::new(crate::activity::Activity::new(&home.chats_dir())),
-            switches: config.guard.switches.clone().unwrap_or_else(|| {
-                Arc::new(crate::safety::Switches::new(&crate::settings::Safety {
-                    check_after_reading: config.guard.check_after_reading,
-                    ..Default::default()
-                }))
-            }),
+            switches: {
+                let switches = config.guard.switches.clone().unwrap_or_else(|| {
+                    Arc::new(crate::safety::Switches::new(&crate::settings::Safety {
+                        check_after_reading: config.guard.check_after_reading,
+                        ..Default::default()
+                    }))
+                });
+                switches.set_policies(config.policies.clone());
+                switches
+            },
             home,
             engine,
             tools,
@@ -234,6 +242,7 @@ impl Chats {
             chats: self.me.clone(),
             artifacts: self.artifacts.clone(),
             switches: self.switches.clone(),
+            review: self.config.guard.review.clone(),
         }
     }
 

@@ -2,6 +2,7 @@
 
 pub mod activity;
 pub mod artifact;
+pub mod auto_review;
 mod broker;
 mod chat;
 mod chats;
@@ -11,6 +12,7 @@ mod helper;
 pub mod home;
 pub mod ids;
 pub mod log;
+mod permission;
 pub mod private_file;
 mod prompt;
 pub mod safety;
@@ -26,7 +28,7 @@ pub use error::ChatError;
 pub use home::{Home, HomeError};
 pub use log::{ChatLog, Committed, Durability, Live, LogError, OpenReport};
 pub use secrets::{Secrets, SecretsError};
-pub use settings::{Safety, Settings, SettingsError};
+pub use settings::{AutoReview, Safety, Settings, SettingsError};
 pub use tools::{NoTools, ToolBox, ToolCall};
 
 /// Says something a person running Conch should know, on standard error.

@@ -13,6 +13,8 @@ pub struct Switches {
     /// Shared with the tools, which seal a command only while it is on.
     sealed_commands: Arc<AtomicBool>,
     check_memories: AtomicBool,
+    /// Tool policies (Ask, Read-only, Off), changed live.
+    policies: std::sync::RwLock<std::collections::BTreeMap<String, guard::Policy>>,
 }
 
 impl Switches {
@@ -21,6 +23,29 @@ impl Switches {
             check_after_reading: AtomicBool::new(safety.check_after_reading),
             sealed_commands: Arc::new(AtomicBool::new(safety.sealed_commands)),
             check_memories: AtomicBool::new(safety.check_memories),
+            policies: Default::default(),
+        }
+    }
+
+    /// Every tool's policy now.
+    pub fn policies(&self) -> std::collections::BTreeMap<String, guard::Policy> {
+        self.policies.read().map(|p| p.clone()).unwrap_or_default()
+    }
+
+    pub fn set_policies(&self, policies: std::collections::BTreeMap<String, guard::Policy>) {
+        if let Ok(mut p) = self.policies.write() {
+            *p = policies;
+        }
+    }
+
+    /// Sets one tool's policy; `Mode` (follow the mode) removes it.
+    pub fn set_policy(&self, tool: &str, policy: guard::Policy) {
+        if let Ok(mut p) = self.policies.write() {
+            if policy == guard::Policy::default() {
+                p.remove(tool);
+            } else {
+                p.insert(tool.to_owned(), policy);
+            }
         }
     }
 

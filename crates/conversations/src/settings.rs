@@ -49,8 +49,39 @@ pub struct Settings {
     /// `file`. One setting for the gateway and the terminal.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub keystore_mode: Option<vault::KeystoreMode>,
+    /// Auto mode's reviewer: its deadline, budget and input limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auto_review: Option<AutoReview>,
     #[serde(flatten)]
     pub other: Map<String, Value>,
+}
+
+/// `autoReview` in settings.json; each absent key keeps its default.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AutoReview {
+    /// How long a review may take, acquiring the model included (30,000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadline_ms: Option<u64>,
+    /// Rejections in one turn before review stops being tried (3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<u32>,
+    /// The most characters the reviewer's input may have (60,000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_chars: Option<usize>,
+}
+
+impl AutoReview {
+    pub fn config(&self) -> crate::auto_review::ReviewConfig {
+        let d = crate::auto_review::ReviewConfig::default();
+        crate::auto_review::ReviewConfig {
+            deadline: self
+                .deadline_ms
+                .map_or(d.deadline, std::time::Duration::from_millis),
+            budget: self.budget.unwrap_or(d.budget),
+            context_chars: self.context_chars.unwrap_or(d.context_chars),
+        }
+    }
 }
 
 /// The Safety preferences. All start on.

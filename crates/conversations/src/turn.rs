@@ -5,16 +5,14 @@
 use std::sync::Arc;
 
 use engines::{Chunk, EngineError, StepRequest};
-use protocol::{
-    Action, Answer, Body, EndReason, PermissionRequested, Reply, ToolCalled, ToolFinished,
-    TurnEnded, TurnStarted,
-};
+use protocol::{Action, Body, EndReason, Reply, ToolCalled, ToolFinished, TurnEnded, TurnStarted};
 use serde_json::json;
 use tokio::sync::mpsc;
 use tools::{Cancel, Outcome, RunContext, ToolCall};
 
 use crate::chat::Chat;
 use crate::log::LogError;
+use crate::permission::Permission;
 use crate::transcript;
 
 /// Steps in one turn before it's ended for going round in circles.
@@ -177,21 +175,7 @@ async fn one_call(
         chat.log.append(finish(Outcome::failed("Stopped."))).await?;
         return Err(TurnError::Stopped);
     }
-    let classified = if let Some(only) = &chat.refreshes {
-        if call.name == crate::artifact::UPDATE {
-            crate::artifact::classify(&call.name, &call.input)
-        } else {
-            Err(format!(
-                "This chat only refreshes the artifact {only}: the one thing it can do is artifact_update on it."
-            ))
-        }
-    } else if call.name == crate::helper::TOOL {
-        crate::helper::task_of(&call.input).map(|task| Action::Delegate { task })
-    } else if crate::artifact::is_artifact_tool(&call.name) {
-        crate::artifact::classify(&call.name, &call.input)
-    } else {
-        chat.tools.classify(&call, &chat.work)
-    };
+    let classified = classify(chat, &call);
     let action = match classified {
         Ok(a) => a,
         Err(sentence) => {
@@ -204,7 +188,7 @@ async fn one_call(
             return Ok(());
         }
     };
-    match permission(chat, turn, &call, &action, cancel).await? {
+    match crate::permission::permission(chat, turn, &call, &action, cancel).await? {
         Permission::Run => {}
         Permission::Refused(outcome) => {
             chat.log.append(finish(outcome)).await?;
@@ -251,126 +235,24 @@ async fn one_call(
     Ok(())
 }
 
-enum Permission {
-    Run,
-    Refused(Outcome),
-    Stopped,
-}
-
-async fn permission(
-    chat: &Arc<Chat>,
-    turn: u64,
-    call: &ToolCall,
-    action: &Action,
-    cancel: &Cancel,
-) -> Result<Permission, TurnError> {
-    // Decided on the chat as it is now, so a mode picked mid-turn holds
-    // from this call on.
-    let decision = chat.log.with_view(|view| {
-        let settings = chat.guard_settings(view.mode.unwrap_or(protocol::Mode::Ask));
-        guard::decide(
-            guard::Call {
-                tool: &call.name,
-                action,
-            },
-            view,
-            &settings,
-        )
-    });
-    let (why, question, note, always, told) = match decision {
-        guard::Decision::Allow => return Ok(Permission::Run),
-        guard::Decision::Deny { why, sentence } => {
-            let ids: Vec<&str> = why.iter().map(|r| r.id()).collect();
-            return Ok(Permission::Refused(Outcome {
-                ok: false,
-                output: sentence,
-                detail: Some(json!({ "denied": ids })),
-            }));
+/// Reads a call's arguments into the action it would take: how the turn
+/// classifies, and how review reads them again after looking.
+pub(crate) fn classify(chat: &Chat, call: &ToolCall) -> Result<Action, String> {
+    if let Some(only) = &chat.refreshes {
+        if call.name == crate::artifact::UPDATE {
+            crate::artifact::classify(&call.name, &call.input)
+        } else {
+            Err(format!(
+                "This chat only refreshes the artifact {only}: the one thing it can do is artifact_update on it."
+            ))
         }
-        guard::Decision::Ask {
-            why,
-            question,
-            note,
-            always,
-            told,
-        } => (why, question, note, always, told),
-    };
-    let provenance = trace(chat, call, action)?;
-    let ask = crate::ids::random_id(12);
-    let answer = chat.waiters.register(&ask);
-    chat.log
-        .append(Body::PermissionRequested(PermissionRequested {
-            turn,
-            ask: ask.clone(),
-            call: call.id.clone(),
-            tool: call.name.clone(),
-            action: action.clone(),
-            why: why.iter().map(|r| r.id().to_owned()).collect(),
-            question,
-            note,
-            always,
-            provenance,
-            told,
-            after_reading: why.iter().any(|r| r.id().starts_with("after-reading.")),
-        }))
-        .await?;
-    let answer = tokio::select! {
-        a = answer => a.ok(),
-        () = cancel.cancelled() => None,
-    };
-    match answer {
-        Some(Answer::Once | Answer::Always) => Ok(Permission::Run),
-        Some(Answer::Deny) => Ok(Permission::Refused(Outcome::failed(
-            "The owner said no to this. Don't try it another way; ask them what they'd like instead.",
-        ))),
-        None => {
-            chat.end_question(&ask, "stopped").await?;
-            Ok(Permission::Stopped)
-        }
+    } else if call.name == crate::helper::TOOL {
+        crate::helper::task_of(&call.input).map(|task| Action::Delegate { task })
+    } else if crate::artifact::is_artifact_tool(&call.name) {
+        crate::artifact::classify(&call.name, &call.input)
+    } else {
+        chat.tools.classify(call, &chat.work)
     }
-}
-
-/// Where each part of the request came from, from the chat's log.
-fn trace(
-    chat: &Chat,
-    call: &ToolCall,
-    action: &Action,
-) -> Result<Vec<protocol::Provenance>, LogError> {
-    let events = chat.log.events_after(0)?;
-    let mut owner: Vec<&str> = Vec::new();
-    // What each marking call returned, and each person's words.
-    let mut outputs: std::collections::HashMap<&str, &str> = std::collections::HashMap::new();
-    let mut reads: Vec<guard::Read<'_>> = Vec::new();
-    for event in &events {
-        match &event.body {
-            Body::Message(m) if m.from == protocol::Speaker::Owner => owner.push(&m.text),
-            Body::Message(m) if m.from == protocol::Speaker::Person => reads.push(guard::Read {
-                call: None,
-                what: m.name.as_deref().unwrap_or("someone"),
-                text: &m.text,
-            }),
-            Body::ToolFinished(f) => {
-                outputs.insert(&f.call, &f.output);
-            }
-            Body::Taint(t) => {
-                if let Some(text) = t.call.as_deref().and_then(|c| outputs.get(c)) {
-                    reads.push(guard::Read {
-                        call: t.call.as_deref(),
-                        what: &t.what,
-                        text,
-                    });
-                }
-            }
-            _ => {}
-        }
-    }
-    Ok(guard::provenance(
-        &call.name,
-        &call.input,
-        action,
-        &owner,
-        &reads,
-    ))
 }
 
 /// For holds recorded without a list (older logs): each skill's list now.

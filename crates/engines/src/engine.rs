@@ -92,4 +92,38 @@ pub trait Engine: Send + Sync {
         request: StepRequest,
         out: mpsc::Sender<Chunk>,
     ) -> BoxFuture<'a, Result<(), EngineError>>;
+
+    /// Waits until the model can take a call (a slot, a connection, a key
+    /// unlocked). Auto mode's review deadline covers this wait too.
+    fn acquire(&self) -> BoxFuture<'_, Result<(), EngineError>> {
+        Box::pin(async { Ok(()) })
+    }
+
+    /// Asks the same model for Auto mode's review: `system` and one owner
+    /// item, no tools; the whole reply's text comes back.
+    fn review<'a>(
+        &'a self,
+        system: String,
+        prompt: String,
+    ) -> BoxFuture<'a, Result<String, EngineError>> {
+        Box::pin(async move {
+            let (tx, mut rx) = mpsc::channel(64);
+            let request = StepRequest {
+                system,
+                items: vec![Item::Owner(prompt)],
+                tools: Vec::new(),
+            };
+            let collect = async {
+                let mut text = String::new();
+                while let Some(chunk) = rx.recv().await {
+                    if let Chunk::Text(t) = chunk {
+                        text.push_str(&t);
+                    }
+                }
+                text
+            };
+            let (result, text) = tokio::join!(self.step(request, tx), collect);
+            result.map(|()| text)
+        })
+    }
 }

@@ -15,4 +15,4 @@ mod scripted;
 
 pub use engine::{BoxFuture, Chunk, Engine, EngineError, Item, StepRequest, ToolSpec};
 pub use mock::{mock_reply, mock_step, MockEngine, MockStep};
-pub use scripted::{ScriptStep, ScriptedEngine};
+pub use scripted::{ScriptStep, ScriptedEngine, ScriptedReview};

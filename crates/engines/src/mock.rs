@@ -164,6 +164,14 @@ impl Engine for MockEngine {
         "mock"
     }
 
+    /// The mock model can't judge anything: it keeps every question for
+    /// the owner, in the reviewer's exact format.
+    fn review<'a>(&'a self, _: String, _: String) -> BoxFuture<'a, Result<String, EngineError>> {
+        Box::pin(async {
+            Ok(r#"{"verdict":"ask","risk":"moderate","evidence":[],"reason":"The mock engine doesn't judge actions; the owner decides."}"#.to_owned())
+        })
+    }
+
     fn step<'a>(
         &'a self,
         request: StepRequest,

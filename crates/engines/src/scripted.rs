@@ -4,6 +4,7 @@
 
 use std::collections::VecDeque;
 use std::sync::Mutex;
+use std::time::Duration;
 
 use tokio::sync::mpsc;
 
@@ -15,6 +16,21 @@ pub type ScriptStep = Vec<Chunk>;
 pub struct ScriptedEngine {
     steps: Mutex<VecDeque<ScriptStep>>,
     seen: Mutex<Vec<StepRequest>>,
+    reviews: Mutex<VecDeque<ScriptedReview>>,
+    reviewed: Mutex<Vec<String>>,
+    acquire_delay: Mutex<Duration>,
+}
+
+/// What the scripted model does when asked to review.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ScriptedReview {
+    /// Replies with this text after waiting `delay`.
+    Reply { text: String, delay: Duration },
+    /// Answers from a thread that ignores cancellation: the reply comes
+    /// after `delay` whatever happened to the call meanwhile.
+    Stubborn { text: String, delay: Duration },
+    /// The provider can't be reached.
+    Unavailable,
 }
 
 impl ScriptedEngine {
@@ -22,7 +38,29 @@ impl ScriptedEngine {
         ScriptedEngine {
             steps: Mutex::new(steps.into_iter().collect()),
             seen: Mutex::new(Vec::new()),
+            reviews: Mutex::new(VecDeque::new()),
+            reviewed: Mutex::new(Vec::new()),
+            acquire_delay: Mutex::new(Duration::ZERO),
         }
+    }
+
+    /// Adds what the model answers to the next review.
+    pub fn push_review(&self, review: ScriptedReview) {
+        if let Ok(mut r) = self.reviews.lock() {
+            r.push_back(review);
+        }
+    }
+
+    /// Makes acquiring the model take this long from now on.
+    pub fn set_acquire_delay(&self, delay: Duration) {
+        if let Ok(mut d) = self.acquire_delay.lock() {
+            *d = delay;
+        }
+    }
+
+    /// Every review prompt the model was given, in order.
+    pub fn review_prompts(&self) -> Vec<String> {
+        self.reviewed.lock().map(|r| r.clone()).unwrap_or_default()
     }
 
     /// Adds steps to the end of the script.
@@ -41,6 +79,44 @@ impl ScriptedEngine {
 impl Engine for ScriptedEngine {
     fn name(&self) -> &str {
         "scripted"
+    }
+
+    fn acquire(&self) -> BoxFuture<'_, Result<(), EngineError>> {
+        let delay = self.acquire_delay.lock().map(|d| *d).unwrap_or_default();
+        Box::pin(async move {
+            tokio::time::sleep(delay).await;
+            Ok(())
+        })
+    }
+
+    fn review<'a>(
+        &'a self,
+        _system: String,
+        prompt: String,
+    ) -> BoxFuture<'a, Result<String, EngineError>> {
+        if let Ok(mut r) = self.reviewed.lock() {
+            r.push(prompt);
+        }
+        let next = self.reviews.lock().ok().and_then(|mut r| r.pop_front());
+        Box::pin(async move {
+            match next {
+                None | Some(ScriptedReview::Unavailable) => Err(EngineError::Unavailable(
+                    "The scripted model has no review to give.".to_owned(),
+                )),
+                Some(ScriptedReview::Reply { text, delay }) => {
+                    tokio::time::sleep(delay).await;
+                    Ok(text)
+                }
+                Some(ScriptedReview::Stubborn { text, delay }) => {
+                    let (tx, rx) = tokio::sync::oneshot::channel();
+                    std::thread::spawn(move || {
+                        std::thread::sleep(delay);
+                        let _ = tx.send(text);
+                    });
+                    rx.await.map_err(|_| EngineError::Stopped)
+                }
+            }
+        })
     }
 
     fn step<'a>(

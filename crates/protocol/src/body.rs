@@ -176,6 +176,7 @@ pub enum Body {
     SkillHoldEnded(crate::skill::SkillHoldEnded),
     Compacted(crate::skill::Compacted),
     Artifact(crate::artifact::ArtifactEvent),
+    ReviewJudged(crate::review::ReviewJudged),
     /// A type this version doesn't know, or a known type whose fields it can't
     /// read. The line stays in the log as it was; folds skip it.
     Unknown {
@@ -203,6 +204,7 @@ impl Body {
             Body::SkillHoldEnded(_) => "skill.hold.ended",
             Body::Compacted(_) => "compacted",
             Body::Artifact(_) => "artifact",
+            Body::ReviewJudged(_) => "review.judged",
             Body::Unknown { kind } => kind,
         }
     }

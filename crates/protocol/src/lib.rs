@@ -15,6 +15,8 @@ mod event;
 mod fold;
 mod line;
 mod line_fast;
+mod review;
+pub mod shell;
 mod skill;
 mod time;
 mod tool_spec;
@@ -32,6 +34,7 @@ pub use event::Event;
 pub use fold::{skill_holds, Hold};
 pub use fold::{ChatView, Mark, OpenTurn, PendingAsk};
 pub use line::LineError;
+pub use review::{ReviewJudged, ReviewOutcome};
 pub use skill::{
     Compacted, FileAccess, SkillBy, SkillHoldEnded, SkillPermissions, SkillUsed, WebAccess,
 };

@@ -84,6 +84,7 @@ impl Event {
             "skill.hold.ended" => body_of(line, Body::SkillHoldEnded, kind),
             "compacted" => body_of(line, Body::Compacted, kind),
             "artifact" => body_of(line, Body::Artifact, kind),
+            "review.judged" => body_of(line, Body::ReviewJudged, kind),
             other => Body::Unknown {
                 kind: other.to_owned(),
             },
@@ -116,6 +117,7 @@ impl Event {
             Body::SkillHoldEnded(b) => object_fields(b),
             Body::Compacted(b) => object_fields(b),
             Body::Artifact(b) => object_fields(b),
+            Body::ReviewJudged(b) => object_fields(b),
             Body::Unknown { .. } => String::new(),
         };
         let mut line = String::with_capacity(64 + fields.len());

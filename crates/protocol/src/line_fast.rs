@@ -151,6 +151,7 @@ impl<'de> Visitor<'de> for EventVisitor {
             "skill.hold.ended" => body(&mut map, e, Body::SkillHoldEnded)?,
             "compacted" => body(&mut map, e, Body::Compacted)?,
             "artifact" => body(&mut map, e, Body::Artifact)?,
+            "review.judged" => body(&mut map, e, Body::ReviewJudged)?,
             _ => {
                 while map.next_key::<IgnoredAny>()?.is_some() {
                     map.next_value::<IgnoredAny>()?;

@@ -4,6 +4,7 @@
 //! `write_file`, `edit_file`. Reading the web: `web_fetch`, and `web_search`
 //! when a SearXNG instance is configured. Commands: `run_command`.
 
+pub mod binding;
 mod classify;
 mod command;
 mod fetch;
@@ -11,7 +12,7 @@ mod files;
 pub mod html;
 pub mod paths;
 mod search;
-pub mod shell;
+pub use protocol::shell;
 mod spec;
 mod toolbox;
 mod use_skill;

@@ -1,7 +1,9 @@
 //! The model, as replay scripts it: each step of the turn loop waits for the
 //! driver to say what the model does next.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
+use std::time::Duration;
 
 use engines::{BoxFuture, Chunk, Engine, EngineError, StepRequest};
 use tokio::sync::{mpsc, Mutex};
@@ -15,6 +17,8 @@ pub enum Move {
 
 pub struct ReplayEngine {
     moves: Arc<Mutex<mpsc::Receiver<Move>>>,
+    /// What the reviewer replies next, and after how long.
+    pub reviews: Arc<std::sync::Mutex<VecDeque<(String, Duration)>>>,
 }
 
 impl ReplayEngine {
@@ -23,6 +27,7 @@ impl ReplayEngine {
         (
             ReplayEngine {
                 moves: Arc::new(Mutex::new(rx)),
+                reviews: Arc::default(),
             },
             tx,
         )
@@ -32,6 +37,21 @@ impl ReplayEngine {
 impl Engine for ReplayEngine {
     fn name(&self) -> &str {
         "replay"
+    }
+
+    fn review<'a>(&'a self, _: String, _: String) -> BoxFuture<'a, Result<String, EngineError>> {
+        let next = self.reviews.lock().ok().and_then(|mut r| r.pop_front());
+        Box::pin(async move {
+            match next {
+                Some((text, delay)) => {
+                    tokio::time::sleep(delay).await;
+                    Ok(text)
+                }
+                None => Err(EngineError::Unavailable(
+                    "The scenario gives no review for this call.".to_owned(),
+                )),
+            }
+        })
     }
 
     fn step<'a>(

@@ -136,6 +136,7 @@ async fn drive(scenario: Scenario, keep: Option<&Path>) -> Result<Value, Failure
         returns: Mutex::new(HashMap::new()),
     });
     let (engine, moves) = ReplayEngine::new();
+    let reviews = engine.reviews.clone();
     let mode = parse_mode(&scenario.mode)?;
     let chats = Chats::new(
         home.clone(),
@@ -148,6 +149,12 @@ async fn drive(scenario: Scenario, keep: Option<&Path>) -> Result<Value, Failure
             policies: scenario.policies.clone(),
             guard: GuardConfig {
                 check_after_reading: scenario.safety.check_after_reading,
+                review: conversations::AutoReview {
+                    deadline_ms: scenario.review_deadline_ms,
+                    budget: scenario.review_budget,
+                    context_chars: None,
+                }
+                .config(),
                 ..GuardConfig::usual(&home)
             },
             skills: Some(catalog.clone()),
@@ -305,6 +312,12 @@ async fn drive(scenario: Scenario, keep: Option<&Path>) -> Result<Value, Failure
                     }
                 }
                 let answer = answer_of(s, index)?;
+                if let Some(review) = &s.review {
+                    let scripted = review_of(review, index)?;
+                    if let Ok(mut r) = reviews.lock() {
+                        r.push_back(scripted);
+                    }
+                }
                 let chunk = Chunk::ToolCall {
                     id: id.clone(),
                     name: s.call.tool.clone(),
@@ -382,6 +395,28 @@ fn write_skill(
     );
     std::fs::write(dir.join("SKILL.md"), text)?;
     Ok(())
+}
+
+/// A call step's `review`: the reviewer's raw reply, or a late one.
+fn review_of(review: &Value, index: usize) -> Result<(String, Duration), Failure> {
+    match review {
+        Value::String(text) => Ok((text.clone(), Duration::ZERO)),
+        Value::Object(o) => {
+            let delay = o.get("delay_ms").and_then(Value::as_u64).ok_or_else(|| {
+                Failure(format!(
+                    "Step {index}: a review object needs \"delay_ms\" (a number of milliseconds)."
+                ))
+            })?;
+            let text = o
+                .get("reply")
+                .and_then(Value::as_str)
+                .unwrap_or(r#"{"verdict":"ask","risk":"low","evidence":[],"reason":"Late."}"#);
+            Ok((text.to_owned(), Duration::from_millis(delay)))
+        }
+        _ => Err(Failure(format!(
+            "Step {index}: \"review\" is the reviewer's reply as a string, or {{\"delay_ms\": n}}."
+        ))),
+    }
 }
 
 fn answer_of(step: &scenario::CallStep, index: usize) -> Result<Answer, Failure> {
@@ -531,6 +566,10 @@ fn outcome(events: &[Event], index: usize, tool: &str, id: &str) -> Value {
             _ => None,
         })
     });
+    let judged = events.iter().rev().find_map(|e| match &e.body {
+        Body::ReviewJudged(j) if j.call == id => Some(j),
+        _ => None,
+    });
     let (decision, ran, why) = match (asked, denied) {
         (Some(a), _) => (
             "ask",
@@ -552,6 +591,8 @@ fn outcome(events: &[Event], index: usize, tool: &str, id: &str) -> Value {
         "answer": answer,
         "provenance": asked.map(|a| json!(a.provenance)).unwrap_or(json!([])),
         "output": finished.map(|f| f.output.chars().take(300).collect::<String>()),
+        "review": judged.map(|j| j.outcome.as_str()),
+        "review_problem": judged.and_then(|j| j.problem.clone()),
     })
 }
 
@@ -577,8 +618,13 @@ fn print_report(report: &Value) {
             .as_str()
             .map(|a| format!(" (answered {a})"))
             .unwrap_or_default();
+        let review = match (call["review"].as_str(), call["review_problem"].as_str()) {
+            (Some(r), Some(p)) => format!(" (reviewer: {r}, {p})"),
+            (Some(r), None) => format!(" (reviewer: {r})"),
+            _ => String::new(),
+        };
         println!(
-            "step {:<3} {:<20} {}{why} → {ran}{answer}",
+            "step {:<3} {:<20} {}{why} → {ran}{answer}{review}",
             call["step"],
             call["tool"].as_str().unwrap_or(""),
             call["decision"].as_str().unwrap_or("")

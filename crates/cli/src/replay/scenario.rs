@@ -31,6 +31,12 @@ pub struct Scenario {
     /// computer); true needs bubblewrap.
     #[serde(default)]
     pub sealed: bool,
+    /// Auto mode's review deadline in milliseconds (default 30,000).
+    #[serde(default)]
+    pub review_deadline_ms: Option<u64>,
+    /// Rejections in a turn before review stops being tried (default 3).
+    #[serde(default)]
+    pub review_budget: Option<u32>,
     /// Skills installed into the temporary home as Conch's own.
     #[serde(default)]
     pub skills: BTreeMap<String, ScenarioSkill>,
@@ -168,6 +174,11 @@ pub struct CallStep {
     /// For `delegate`: what the helper's model does (calls and replies).
     #[serde(default)]
     pub script: Option<Vec<Step>>,
+    /// In Auto mode, what the reviewer model replies when asked about this
+    /// call: its raw text, or `{"delay_ms": n}` (optionally with `"reply"`)
+    /// to answer late. Absent: the model can't be reached.
+    #[serde(default)]
+    pub review: Option<Value>,
 }
 
 #[derive(Debug, Deserialize)]

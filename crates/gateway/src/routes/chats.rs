@@ -26,12 +26,9 @@ pub async fn open_chat(state: &AppState, id: String) -> Result<Arc<Chat>, ApiErr
 
 pub fn parse_mode(text: &str) -> Result<Mode, ApiError> {
     match Mode::parse(text) {
-        Some(Mode::Auto) => Err(ApiError::bad(
-            "Auto mode isn't available yet. Use ask, edits or full.",
-        )),
         Some(mode) => Ok(mode),
         None => Err(ApiError::bad(format!(
-            "There's no mode called \"{}\". Use ask, edits or full.",
+            "There's no mode called \"{}\". Use ask, edits, auto or full.",
             text.chars().take(40).collect::<String>()
         ))),
     }

@@ -1,0 +1,388 @@
+//! Auto mode's reviewer, the part with I/O (ADR 0144): it asks the turn's
+//! own model about one call, inside a deadline that covers acquiring the
+//! model and the completion, and checks that nothing it looked at changed
+//! before its verdict counts. The rules it applies live in the `review`
+//! crate; what it decides is written to the log as `review.judged`.
+//!
+//! Nothing is kept between calls: no verdict is cached, every review reads
+//! the log afresh, and the budget is counted from the turn's own events.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use engines::{Engine, EngineError};
+use protocol::{Action, Body, Event, ReviewJudged, ReviewOutcome};
+use review::{Judgement, Verdict};
+use serde_json::json;
+use tools::binding::Binding;
+use tools::{Cancel, Outcome, ToolCall};
+
+use crate::chat::Chat;
+use crate::log::LogError;
+
+/// Auto mode's reviewer, as settings.json `autoReview` sets it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReviewConfig {
+    /// Acquiring the model and its whole reply must fit in this.
+    pub deadline: Duration,
+    /// Rejections in one turn before review stops being tried.
+    pub budget: u32,
+    /// The most characters the reviewer's input may have.
+    pub context_chars: usize,
+}
+
+impl Default for ReviewConfig {
+    fn default() -> Self {
+        ReviewConfig {
+            deadline: Duration::from_millis(review::DEFAULT_DEADLINE_MS),
+            budget: review::DEFAULT_BUDGET,
+            context_chars: review::DEFAULT_CONTEXT_CHARS,
+        }
+    }
+}
+
+/// Why the model gave no reply to judge.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NoReply {
+    Deadline,
+    Unavailable(String),
+    Stopped,
+}
+
+/// Asks `engine` for a review. The deadline covers acquiring the model and
+/// the completion; when it passes (or Stop is pressed) the call is dropped
+/// and a gate is shut, so an acquisition that finishes late can't start a
+/// call. The model runs in its own task, so even a provider that ignores
+/// cancellation can't hold the turn past the deadline.
+pub async fn ask_model(
+    engine: Arc<dyn Engine>,
+    prompt: String,
+    deadline: Duration,
+    cancel: &Cancel,
+) -> Result<String, NoReply> {
+    let open = Arc::new(AtomicBool::new(true));
+    let gate = open.clone();
+    let task = tokio::spawn(async move {
+        engine.acquire().await?;
+        if !gate.load(Ordering::SeqCst) {
+            return Err(EngineError::Stopped);
+        }
+        engine.review(review::SYSTEM.to_owned(), prompt).await
+    });
+    let abort = task.abort_handle();
+    let outcome = tokio::select! {
+        joined = task => match joined {
+            Ok(Ok(text)) => Ok(text),
+            Ok(Err(EngineError::Stopped)) => Err(NoReply::Stopped),
+            Ok(Err(e)) => Err(NoReply::Unavailable(e.to_string())),
+            Err(_) => Err(NoReply::Unavailable("The reviewer's call failed.".to_owned())),
+        },
+        () = tokio::time::sleep(deadline) => Err(NoReply::Deadline),
+        () = cancel.cancelled() => Err(NoReply::Stopped),
+    };
+    open.store(false, Ordering::SeqCst);
+    abort.abort();
+    outcome
+}
+
+/// What review made of a call.
+pub(crate) enum Reviewed {
+    /// Allowed once; the binding it was approved with.
+    Allowed(Binding),
+    /// Turned down; the model is told why.
+    Refused(Outcome),
+    /// The owner decides; the line says why review didn't.
+    Owner(String),
+    Stopped,
+}
+
+/// Rejections (and exhaustions) already in this turn.
+fn rejections(events: &[Event], turn: u64) -> u32 {
+    let n = events
+        .iter()
+        .filter(|e| {
+            matches!(&e.body, Body::ReviewJudged(j) if j.turn == turn
+                && matches!(j.outcome, ReviewOutcome::Rejected | ReviewOutcome::Exhausted))
+        })
+        .count();
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// The call's arguments as the log has them now.
+fn logged_input(events: &[Event], call: &str) -> Option<serde_json::Value> {
+    events.iter().rev().find_map(|e| match &e.body {
+        Body::ToolCalled(c) if c.call == call => Some(c.input.clone()),
+        _ => None,
+    })
+}
+
+async fn judged(
+    chat: &Chat,
+    turn: u64,
+    call: &str,
+    outcome: ReviewOutcome,
+    judgement: Option<&Judgement>,
+    problem: Option<&str>,
+) -> Result<(), LogError> {
+    chat.log
+        .append(Body::ReviewJudged(ReviewJudged {
+            turn,
+            call: call.to_owned(),
+            outcome,
+            risk: judgement.map(|j| j.risk.as_str().to_owned()),
+            evidence: judgement.map(|j| j.evidence.clone()).unwrap_or_default(),
+            reason: judgement.map(|j| j.reason.chars().take(300).collect()),
+            problem: problem.map(str::to_owned),
+        }))
+        .await?;
+    Ok(())
+}
+
+async fn bind_now(chat: &Chat, action: &Action, input: &serde_json::Value) -> Binding {
+    let (action, input, work) = (action.clone(), input.clone(), chat.work.clone());
+    let fallback = (action.clone(), input.clone(), work.clone());
+    tokio::task::spawn_blocking(move || tools::binding::bind(&action, &input, &work))
+        .await
+        .unwrap_or_else(|_| Binding {
+            action: fallback.0,
+            input: fallback.1,
+            work: fallback.2,
+            programs: Vec::new(),
+            files: Vec::new(),
+            unidentified: Some("couldn't be looked at.".to_owned()),
+        })
+}
+
+/// Reviews one eligible call. `classify` reads a call's arguments the way
+/// the turn does, so a change to them (or to what they resolve to) while
+/// the review is pending is seen.
+pub(crate) async fn review(
+    chat: &Arc<Chat>,
+    turn: u64,
+    call: &ToolCall,
+    action: &Action,
+    cancel: &Cancel,
+    classify: impl Fn(&ToolCall) -> Result<Action, String>,
+) -> Result<Reviewed, LogError> {
+    let config = chat.review.clone();
+    let events = chat.log.events_after(0)?;
+    if rejections(&events, turn) >= config.budget {
+        judged(
+            chat,
+            turn,
+            &call.id,
+            ReviewOutcome::Exhausted,
+            None,
+            Some("budget"),
+        )
+        .await?;
+        return Ok(Reviewed::Refused(Outcome {
+            ok: false,
+            output: format!(
+                "Auto mode's reviewer has turned down {} actions this turn, so it won't look at more until the owner writes again. Don't try this another way; finish what you can without it, or ask the owner in your reply.",
+                config.budget
+            ),
+            detail: Some(json!({ "denied": ["review.exhausted"] })),
+        }));
+    }
+    let owner = |problem: &str, line: String| (problem.to_owned(), line);
+    let before = bind_now(chat, action, &call.input).await;
+    if let Some(why) = &before.unidentified {
+        let (p, l) = owner(
+            "script",
+            format!("Auto mode's reviewer can't approve a script it can't pin down: {why}"),
+        );
+        judged(chat, turn, &call.id, ReviewOutcome::Asked, None, Some(&p)).await?;
+        return Ok(Reviewed::Owner(l));
+    }
+    let input = match review::build_input(
+        &call.name,
+        &call.input,
+        action,
+        &events,
+        config.context_chars,
+    ) {
+        Ok(i) => i,
+        Err(e) => {
+            judged(
+                chat,
+                turn,
+                &call.id,
+                ReviewOutcome::Asked,
+                None,
+                Some("oversized"),
+            )
+            .await?;
+            return Ok(Reviewed::Owner(e.to_string()));
+        }
+    };
+    let reply = ask_model(
+        chat.engine.clone(),
+        input.prompt.clone(),
+        config.deadline,
+        cancel,
+    )
+    .await;
+    let reply = match reply {
+        Ok(r) => r,
+        Err(NoReply::Stopped) => return Ok(Reviewed::Stopped),
+        Err(NoReply::Deadline) => {
+            judged(
+                chat,
+                turn,
+                &call.id,
+                ReviewOutcome::Asked,
+                None,
+                Some("deadline"),
+            )
+            .await?;
+            return Ok(Reviewed::Owner(
+                "Auto mode's reviewer didn't answer in time, so you're asked.".to_owned(),
+            ));
+        }
+        Err(NoReply::Unavailable(e)) => {
+            judged(
+                chat,
+                turn,
+                &call.id,
+                ReviewOutcome::Asked,
+                None,
+                Some("unavailable"),
+            )
+            .await?;
+            return Ok(Reviewed::Owner(format!(
+                "Auto mode's reviewer couldn't reach the model, so you're asked. {e}"
+            )));
+        }
+    };
+    if cancel.is_cancelled() {
+        return Ok(Reviewed::Stopped);
+    }
+    // The verdict is for what was shown: the call's arguments (as written
+    // and as resolved) and the owner's messages. Read them again.
+    let now = chat.log.events_after(0)?;
+    let still = logged_input(&now, &call.id).and_then(|args| {
+        let again = ToolCall {
+            id: call.id.clone(),
+            name: call.name.clone(),
+            input: args,
+        };
+        let action = classify(&again).ok()?;
+        review::build_input(
+            &again.name,
+            &again.input,
+            &action,
+            &now,
+            config.context_chars,
+        )
+        .ok()
+    });
+    if still.as_ref() != Some(&input) {
+        judged(
+            chat,
+            turn,
+            &call.id,
+            ReviewOutcome::Asked,
+            None,
+            Some("changed"),
+        )
+        .await?;
+        return Ok(Reviewed::Owner(
+            "Something changed while Auto mode's reviewer looked, so you're asked.".to_owned(),
+        ));
+    }
+    let judgement = match review::parse_verdict(&reply, &input.ids()) {
+        Ok(j) => j,
+        Err(e) => {
+            judged(
+                chat,
+                turn,
+                &call.id,
+                ReviewOutcome::Asked,
+                None,
+                Some(e.code()),
+            )
+            .await?;
+            return Ok(Reviewed::Owner(format!(
+                "Auto mode's reviewer gave no usable verdict, so you're asked. {e}"
+            )));
+        }
+    };
+    match judgement.verdict {
+        Verdict::Reject => {
+            judged(
+                chat,
+                turn,
+                &call.id,
+                ReviewOutcome::Rejected,
+                Some(&judgement),
+                None,
+            )
+            .await?;
+            Ok(Reviewed::Refused(Outcome {
+                ok: false,
+                output: format!(
+                    "Auto mode's reviewer turned this down: {} Don't try it another way; do what you can without it, or ask the owner in your reply.",
+                    judgement.reason.trim()
+                ),
+                detail: Some(json!({ "denied": ["review.rejected"] })),
+            }))
+        }
+        Verdict::Ask => {
+            judged(
+                chat,
+                turn,
+                &call.id,
+                ReviewOutcome::Asked,
+                Some(&judgement),
+                None,
+            )
+            .await?;
+            Ok(Reviewed::Owner(format!(
+                "Auto mode's reviewer left this to you: {}",
+                judgement.reason.trim()
+            )))
+        }
+        Verdict::Allow => {
+            let cited = input.cited(&judgement.evidence);
+            if review::quote::only_quotations(&cited, review::input::needle(action)) {
+                judged(
+                    chat,
+                    turn,
+                    &call.id,
+                    ReviewOutcome::Asked,
+                    Some(&judgement),
+                    Some("quoted"),
+                )
+                .await?;
+                return Ok(Reviewed::Owner(
+                    "Auto mode's reviewer cited words you quoted, which aren't a request, so you're asked.".to_owned(),
+                ));
+            }
+            let after = bind_now(chat, action, &call.input).await;
+            if let Some(line) = before.changed(&after) {
+                judged(
+                    chat,
+                    turn,
+                    &call.id,
+                    ReviewOutcome::Asked,
+                    Some(&judgement),
+                    Some("changed"),
+                )
+                .await?;
+                return Ok(Reviewed::Owner(line));
+            }
+            judged(
+                chat,
+                turn,
+                &call.id,
+                ReviewOutcome::Allowed,
+                Some(&judgement),
+                None,
+            )
+            .await?;
+            Ok(Reviewed::Allowed(before))
+        }
+    }
+}

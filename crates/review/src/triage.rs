@@ -1,0 +1,119 @@
+//! Where a question in Auto mode goes: the fast path, the reviewer, or the
+//! owner. Only questions the mode itself asks can be reviewed; anything the
+//! guard asks for its own reasons (marks, holds, the box, a tool set to
+//! Ask) goes to the owner as in every other mode.
+
+use guard::{Decision, Rule};
+use protocol::Action;
+
+use crate::fast::fast_path;
+use crate::hard::{never_waivable, Hard};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Triage {
+    /// The guard allowed or denied it: its answer stands.
+    Guard,
+    /// Sealed and on the reviewed table: it runs without a model call.
+    FastPath,
+    /// The reviewer looks before anyone is asked.
+    Review,
+    /// The owner is asked: for a category review can never waive, or (None)
+    /// because the guard asks for its own reasons.
+    Owner(Option<Hard>),
+}
+
+/// The rules that are only the mode asking.
+const MODE_RULES: [Rule; 3] = [
+    Rule::ModeAskCommand,
+    Rule::ModeEditsOutside,
+    Rule::ModeAskIntegration,
+];
+
+/// Where `decision` on `action` goes in Auto mode.
+pub fn triage(action: &Action, decision: &Decision) -> Triage {
+    let Decision::Ask { why, .. } = decision else {
+        return Triage::Guard;
+    };
+    if why.contains(&Rule::PolicyAsk) {
+        return Triage::Owner(Some(Hard::ToolAsk));
+    }
+    if why.iter().any(|r| !MODE_RULES.contains(r)) {
+        return Triage::Owner(None);
+    }
+    if let Some(hard) = never_waivable(action) {
+        return Triage::Owner(Some(hard));
+    }
+    if fast_path(action) {
+        return Triage::FastPath;
+    }
+    Triage::Review
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ask(why: Vec<Rule>) -> Decision {
+        Decision::Ask {
+            why,
+            question: String::new(),
+            note: None,
+            always: None,
+            told: None,
+        }
+    }
+
+    fn command(text: &str) -> Action {
+        Action::Command {
+            command: text.to_owned(),
+            programs: protocol::shell::programs(text),
+            unsealed: false,
+            leaves_box: false,
+        }
+    }
+
+    #[test]
+    fn where_each_question_goes() {
+        let mode = || ask(vec![Rule::ModeAskCommand]);
+        assert_eq!(triage(&command("git status"), &mode()), Triage::FastPath);
+        assert_eq!(triage(&command("git push"), &mode()), Triage::Review);
+        assert_eq!(
+            triage(&command("curl x | sh"), &mode()),
+            Triage::Owner(Some(Hard::RemoteCode))
+        );
+        assert_eq!(
+            triage(
+                &command("git status"),
+                &ask(vec![Rule::ModeAskCommand, Rule::AfterReadingCommand])
+            ),
+            Triage::Owner(None)
+        );
+        assert_eq!(
+            triage(
+                &command("git push"),
+                &ask(vec![Rule::PolicyAsk, Rule::ModeAskCommand])
+            ),
+            Triage::Owner(Some(Hard::ToolAsk))
+        );
+        assert_eq!(
+            triage(
+                &command("git push"),
+                &ask(vec![Rule::ModeAskCommand, Rule::BoxLeave])
+            ),
+            Triage::Owner(None)
+        );
+        assert_eq!(
+            triage(&command("git push"), &ask(vec![Rule::HoldOffList])),
+            Triage::Owner(None)
+        );
+        assert_eq!(triage(&command("ls"), &Decision::Allow), Triage::Guard);
+        let outside = Action::FileChange {
+            path: "/home/a/notes.md".into(),
+            inside: false,
+        };
+        assert_eq!(
+            triage(&outside, &ask(vec![Rule::ModeEditsOutside])),
+            Triage::Review
+        );
+    }
+}
