@@ -110,6 +110,14 @@ export interface AccessKey {
   created: string;
 }
 
+/** Auto mode's judgement counters across every chat. */
+export interface ReviewTotals {
+  reviewAllowed: number;
+  reviewRejected: number;
+  reviewAsked: number;
+  reviewExhausted: number;
+}
+
 export interface ActivityRow {
   cursor: string;
   chat: string;
@@ -143,7 +151,7 @@ export const api = {
     if (q.kinds?.length) p.set("kinds", q.kinds.join(","));
     if (q.waiting) p.set("waiting", "1");
     p.set("limit", String(q.limit ?? 50));
-    return call<{ rows: ActivityRow[]; next: string | null }>("GET", `/api/activity?${p}`);
+    return call<{ rows: ActivityRow[]; next: string | null; totals?: ReviewTotals }>("GET", `/api/activity?${p}`);
   },
   safety: () => call<Safety>("GET", "/api/settings/safety"),
   setSafety: (change: Partial<Safety>) => call<Safety>("POST", "/api/settings/safety", change),

@@ -56,6 +56,8 @@ export interface ToolEntry {
   ok?: boolean;
   output?: string;
   detail?: Record<string, unknown>;
+  /** What Auto mode's reviewer made of it. */
+  review?: { outcome: string; reason?: string; problem?: string };
 }
 
 export type Entry =
@@ -138,6 +140,11 @@ export function fold(events: Event[]): Folded {
           entry.output = s(e.output);
           entry.detail = (e.detail ?? undefined) as Record<string, unknown> | undefined;
         }
+        break;
+      }
+      case "review.judged": {
+        const entry = tools.get(s(e.call));
+        if (entry) entry.review = { outcome: s(e.outcome), reason: e.reason ? s(e.reason) : undefined, problem: e.problem ? s(e.problem) : undefined };
         break;
       }
       case "permission.requested": {

@@ -7,6 +7,11 @@ export const MODES: { mode: Mode; name: string; says: string; warning?: string }
   { mode: "ask", name: "Ask", says: "Asks before running commands or changing files." },
   { mode: "edits", name: "Accept edits", says: "Changes files in the work folder without asking; asks before commands." },
   {
+    mode: "auto",
+    name: "Auto",
+    says: "Runs looking and building on its own; for other steps a reviewer checks what you asked for first, and asks you when unsure.",
+  },
+  {
     mode: "full",
     name: "Full trust",
     says: "Runs commands and changes files without asking, except what it reads makes it check with you.",

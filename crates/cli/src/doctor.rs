@@ -98,6 +98,19 @@ fn artifacts_check(home: &Home) -> Option<Line> {
     )))
 }
 
+/// Auto mode's judgement counters, read from every chat's log.
+fn review_check(home: &Home) -> Option<Line> {
+    let activity = conversations::activity::Activity::new(&home.chats_dir());
+    let t = activity.totals();
+    let all = t.review_allowed + t.review_rejected + t.review_asked + t.review_exhausted;
+    (all > 0).then(|| {
+        Line::Ok(format!(
+            "Auto mode's reviewer: {} allowed, {} turned down, {} left to you, {} after its budget ran out.",
+            t.review_allowed, t.review_rejected, t.review_asked, t.review_exhausted
+        ))
+    })
+}
+
 pub fn run(home: &Home, args: DoctorArgs) -> Result<(), Failure> {
     let settings = Settings::load(home.root())?;
     let vault = settings.vault(home.root());
@@ -105,6 +118,7 @@ pub fn run(home: &Home, args: DoctorArgs) -> Result<(), Failure> {
         secrets_check(&vault, args.repair),
         signing_check(&vault, args.repair),
         artifacts_check(home),
+        review_check(home),
     ]
     .into_iter()
     .flatten()

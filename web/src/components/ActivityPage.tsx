@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api, type ActivityRow } from "../api";
+import { api, type ActivityRow, type ReviewTotals } from "../api";
 import { navigate } from "../router";
 
 const FILTERS: { id: string; label: string; kinds?: string[]; waiting?: boolean }[] = [
@@ -74,6 +74,7 @@ export function ActivityPage() {
   const [next, setNext] = useState<string | null>(null);
   const [done, setDone] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [totals, setTotals] = useState<ReviewTotals | null>(null);
   const sentinel = useRef<HTMLDivElement>(null);
   const loading = useRef(false);
   const f = FILTERS.find((x) => x.id === filter) ?? FILTERS[0];
@@ -84,6 +85,7 @@ export function ActivityPage() {
     try {
       const page = await api.activity({ before: before ?? undefined, kinds: f.kinds, waiting: f.waiting });
       setRows((old) => (replace ? page.rows : [...old, ...page.rows]));
+      if (page.totals) setTotals(page.totals);
       setNext(page.next);
       setDone(page.next === null);
       setError(null);
@@ -144,6 +146,12 @@ export function ActivityPage() {
     <div class="page activity">
       <h1>Activity</h1>
       <p class="quiet">Everything the assistant did, in every chat, newest first. Looking at files isn't listed: doing is.</p>
+      {totals && totals.reviewAllowed + totals.reviewRejected + totals.reviewAsked + totals.reviewExhausted > 0 && (
+        <p class="quiet review-totals">
+          Auto mode's reviewer: {totals.reviewAllowed} allowed, {totals.reviewRejected} turned down, {totals.reviewAsked} left to you,{" "}
+          {totals.reviewExhausted} after its budget ran out.
+        </p>
+      )}
       <div class="chips" role="group" aria-label="Show">
         {FILTERS.map((x) => (
           <button key={x.id} class={`chip${x.id === filter ? " on" : ""}`} aria-pressed={x.id === filter} onClick={() => setFilter(x.id)}>

@@ -13,6 +13,20 @@ function Diff({ text }: { text: string }) {
   );
 }
 
+function reviewSays(r: { outcome: string; reason?: string; problem?: string }): string {
+  const why = r.reason ? `: ${r.reason}` : "";
+  switch (r.outcome) {
+    case "allowed":
+      return `Auto mode's reviewer allowed this once${why}`;
+    case "rejected":
+      return `Auto mode's reviewer turned this down${why}`;
+    case "exhausted":
+      return "Turned down without review: the reviewer's budget for this turn ran out.";
+    default:
+      return r.problem ? `Left to you (${r.problem}).` : `Auto mode's reviewer left this to you${why}`;
+  }
+}
+
 /** One tool call and its result: a command with its output and exit code, a
  *  file change with its diff, a page read with its address. */
 export function ToolCard({ entry }: { entry: ToolEntry }) {
@@ -65,6 +79,7 @@ export function ToolCard({ entry }: { entry: ToolEntry }) {
         <span class="tool-name">{entry.tool}</span> <code class="tool-head">{head}</code>
         <span class={`badge ${status}`}>{status === "running" ? "…" : status === "ok" ? "done" : "didn't run"}</span>
       </summary>
+      {entry.review && <p class={`meta review ${entry.review.outcome}`}>{reviewSays(entry.review)}</p>}
       {body}
     </details>
   );

@@ -27,6 +27,7 @@ struct Inner {
     rows: HashMap<(u32, u64), (Cursor, ActivityRow)>,
     all: BTreeSet<Cursor>,
     by_kind: HashMap<ActivityKind, BTreeSet<Cursor>>,
+    totals: Totals,
 }
 
 /// One row as a page shows it.
@@ -46,6 +47,32 @@ pub struct ActivityPage {
     pub rows: Vec<PageRow>,
     /// Pass as `before` for the next page; absent at the end.
     pub next: Option<String>,
+    /// Counts across every chat, whatever the page.
+    pub totals: Totals,
+}
+
+/// Auto mode's judgement counters: counts of `review.judged` outcomes,
+/// nothing of what was reviewed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Totals {
+    pub review_allowed: u64,
+    pub review_rejected: u64,
+    pub review_asked: u64,
+    pub review_exhausted: u64,
+}
+
+impl Totals {
+    fn count(&mut self, outcome: protocol::ReviewOutcome) {
+        use protocol::ReviewOutcome::*;
+        let n = match outcome {
+            Allowed => &mut self.review_allowed,
+            Rejected => &mut self.review_rejected,
+            Asked => &mut self.review_asked,
+            Exhausted => &mut self.review_exhausted,
+        };
+        *n += 1;
+    }
 }
 
 impl Cursor {
@@ -94,6 +121,9 @@ impl Inner {
             return;
         }
         c.last_seq = event.seq;
+        if let Body::ReviewJudged(j) = &event.body {
+            self.totals.count(j.outcome);
+        }
         if let Body::Message(m) = &event.body {
             if c.title.is_none() && m.from == Speaker::Owner {
                 c.title = Some(
@@ -171,6 +201,7 @@ impl Activity {
             rows: HashMap::new(),
             all: BTreeSet::new(),
             by_kind: HashMap::new(),
+            totals: Totals::default(),
         };
         let mut dirs: Vec<_> = std::fs::read_dir(&self.chats_dir)
             .into_iter()
@@ -213,6 +244,7 @@ impl Activity {
             return ActivityPage {
                 rows: Vec::new(),
                 next: None,
+                totals: Totals::default(),
             };
         };
         let upper = before.and_then(|b| Cursor::parse(b, inner));
@@ -271,7 +303,18 @@ impl Activity {
         let next = (rows.len() == limit)
             .then(|| rows.last().map(|r| r.cursor.clone()))
             .flatten();
-        ActivityPage { rows, next }
+        ActivityPage {
+            rows,
+            next,
+            totals: inner.totals,
+        }
+    }
+
+    /// Auto mode's judgement counters across every chat.
+    pub fn totals(&self) -> Totals {
+        self.build();
+        let guard = self.inner.read().unwrap_or_else(|p| p.into_inner());
+        guard.as_ref().map(|i| i.totals).unwrap_or_default()
     }
 
     /// Rows in the index (for the benchmark), and chats.

@@ -10,4 +10,4 @@
 
 mod index;
 
-pub use index::{Activity, ActivityPage, Cursor, PageRow};
+pub use index::{Activity, ActivityPage, Cursor, PageRow, Totals};
