@@ -95,7 +95,8 @@ pub fn run(home: &Home, args: ActivityArgs) -> Result<(), Failure> {
         println!("Nothing yet.");
     }
     let t = activity.totals();
-    if !args.json && t.review_allowed + t.review_rejected + t.review_asked + t.review_exhausted > 0 {
+    if !args.json && t.review_allowed + t.review_rejected + t.review_asked + t.review_exhausted > 0
+    {
         println!(
             "\nAuto mode's reviewer, in all: {} allowed, {} turned down, {} left to you, {} after its budget ran out.",
             t.review_allowed, t.review_rejected, t.review_asked, t.review_exhausted

@@ -109,12 +109,21 @@ fn rejections(events: &[Event], turn: u64) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
-/// The call's arguments as the log has them now.
-fn logged_input(events: &[Event], call: &str) -> Option<serde_json::Value> {
-    events.iter().rev().find_map(|e| match &e.body {
-        Body::ToolCalled(c) if c.call == call => Some(c.input.clone()),
-        _ => None,
-    })
+/// What review reads of the log after `after`: the messages (its input)
+/// and this turn's judgements (its budget). Only those lines are parsed, so
+/// a long chat of tool output costs a scan, not a parse.
+fn read_log(chat: &Chat, after: u64) -> Result<(Vec<Event>, u64), LogError> {
+    let lines = chat.log.lines_after(after, usize::MAX)?;
+    let last = lines.last().map_or(after, |(seq, _)| *seq);
+    let events = lines
+        .iter()
+        .filter(|(_, l)| {
+            l.contains("\"type\":\"message\"") || l.contains("\"type\":\"review.judged\"")
+        })
+        .filter_map(|(_, l)| Event::from_line(l.as_bytes()).ok())
+        .filter(|e| matches!(e.body, Body::Message(_) | Body::ReviewJudged(_)))
+        .collect();
+    Ok((events, last))
 }
 
 async fn judged(
@@ -166,7 +175,7 @@ pub(crate) async fn review(
     classify: impl Fn(&ToolCall) -> Result<Action, String>,
 ) -> Result<Reviewed, LogError> {
     let config = chat.review.clone();
-    let events = chat.log.events_after(0)?;
+    let (events, read_until) = read_log(chat, 0)?;
     if rejections(&events, turn) >= config.budget {
         judged(
             chat,
@@ -259,26 +268,14 @@ pub(crate) async fn review(
     if cancel.is_cancelled() {
         return Ok(Reviewed::Stopped);
     }
-    // The verdict is for what was shown: the call's arguments (as written
-    // and as resolved) and the owner's messages. Read them again.
-    let now = chat.log.events_after(0)?;
-    let still = logged_input(&now, &call.id).and_then(|args| {
-        let again = ToolCall {
-            id: call.id.clone(),
-            name: call.name.clone(),
-            input: args,
-        };
-        let action = classify(&again).ok()?;
-        review::build_input(
-            &again.name,
-            &again.input,
-            &action,
-            &now,
-            config.context_chars,
-        )
-        .ok()
-    });
-    if still.as_ref() != Some(&input) {
+    // The verdict is for what was shown: the call's arguments and what
+    // they resolve to, and the messages. The arguments as written are in
+    // the append-only log and can't change there; what they resolve to
+    // (a link, a path) is read again, and so is every message since.
+    let (since, _) = read_log(chat, read_until)?;
+    let messages_since = since.iter().any(|e| matches!(e.body, Body::Message(_)));
+    let resolved_again = classify(call).ok();
+    if messages_since || resolved_again.as_ref() != Some(action) {
         judged(
             chat,
             turn,

@@ -84,7 +84,11 @@ impl Engine for ScriptedEngine {
     fn acquire(&self) -> BoxFuture<'_, Result<(), EngineError>> {
         let delay = self.acquire_delay.lock().map(|d| *d).unwrap_or_default();
         Box::pin(async move {
-            tokio::time::sleep(delay).await;
+            // A zero sleep still waits for the timer's next tick (about a
+            // millisecond): no wait at all is what "instant" means here.
+            if !delay.is_zero() {
+                tokio::time::sleep(delay).await;
+            }
             Ok(())
         })
     }
@@ -104,7 +108,9 @@ impl Engine for ScriptedEngine {
                     "The scripted model has no review to give.".to_owned(),
                 )),
                 Some(ScriptedReview::Reply { text, delay }) => {
-                    tokio::time::sleep(delay).await;
+                    if !delay.is_zero() {
+                        tokio::time::sleep(delay).await;
+                    }
                     Ok(text)
                 }
                 Some(ScriptedReview::Stubborn { text, delay }) => {
