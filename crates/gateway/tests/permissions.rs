@@ -255,3 +255,61 @@ async fn stopping_a_hold_is_for_a_person_and_not_during_a_turn() {
         .iter()
         .any(|e| e["type"] == "skill.hold.ended" && e["reason"] == "you"));
 }
+
+#[tokio::test]
+async fn auto_mode_reviews_over_http_and_activity_counts_it() {
+    let s0 = tempfile::tempdir().unwrap();
+    let target = s0.path().join("notes.md");
+    let engine = Arc::new(ScriptedEngine::new([
+        vec![Chunk::ToolCall {
+            id: "c1".into(),
+            name: "write_file".into(),
+            input: json!({ "path": target, "content": "hello" }),
+        }],
+        vec![Chunk::Text("Done.".into())],
+    ]));
+    engine.push_review(engines::ScriptedReview::Reply {
+        text: r#"{"verdict":"allow","risk":"low","evidence":["m1"],"reason":"Asked for."}"#.into(),
+        delay: std::time::Duration::ZERO,
+    });
+    let s = start_engine(engine, Arc::new(Tools::new(ToolsConfig::default()))).await;
+    let id = s.new_chat().await;
+    let res = s
+        .owner
+        .post(format!("{}/api/chats/{id}/mode", s.url))
+        .json(&json!({ "mode": "auto" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    let mut sse = SseReader::new(
+        s.owner
+            .get(format!("{}/api/chats/{id}/stream", s.url))
+            .send()
+            .await
+            .unwrap(),
+    );
+    s.owner
+        .post(format!("{}/api/chats/{id}/messages", s.url))
+        .json(&json!({ "text": "Write hello into my notes" }))
+        .send()
+        .await
+        .unwrap();
+    let (events, _) = sse.until("turn.ended").await;
+    assert!(events
+        .iter()
+        .any(|e| e["type"] == "review.judged" && e["outcome"] == "allowed"));
+    assert!(!events.iter().any(|e| e["type"] == "permission.requested"));
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "hello");
+    let page: Value = s
+        .owner
+        .get(format!("{}/api/activity?limit=10", s.url))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(page["totals"]["reviewAllowed"], 1);
+    assert_eq!(page["totals"]["reviewRejected"], 0);
+}

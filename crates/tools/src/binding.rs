@@ -127,8 +127,7 @@ enum Script<'a> {
 }
 
 fn script_of(args: &[String]) -> Script<'_> {
-    let mut words = args.iter();
-    while let Some(w) = words.next() {
+    for w in args {
         if INLINE.contains(&w.as_str()) {
             return Script::Inline;
         }
