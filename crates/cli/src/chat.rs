@@ -23,7 +23,7 @@ pub struct ChatArgs {
     /// Continue this chat (default: a new one).
     #[arg(long)]
     chat: Option<String>,
-    /// ask, edits or full.
+    /// ask, edits, auto or full.
     #[arg(long)]
     mode: Option<String>,
     /// Where Conch is running.
