@@ -732,11 +732,23 @@ fn activity_in_the_terminal() {
             r#"{"seq":3,"id":"e3","at":"2026-11-28T09:00:02.000Z","type":"tool.finished","turn":1,"call":"c1","ok":true,"output":"x","detail":{"exitCode":0}}"#, "\n",
             r#"{"seq":4,"id":"e4","at":"2026-11-29T09:00:00.000Z","type":"tool.called","turn":1,"call":"c2","tool":"read_file","input":{"path":"a"}}"#, "\n",
             r#"{"seq":5,"id":"e5","at":"2026-11-29T09:00:01.000Z","type":"taint","source":"page","what":"news.example"}"#, "\n",
+            r#"{"seq":6,"id":"e6","at":"2026-11-29T09:00:02.000Z","type":"review.judged","turn":1,"call":"c3","outcome":"rejected","risk":"moderate","reason":"No."}"#, "\n",
+            r#"{"seq":7,"id":"e7","at":"2026-11-29T09:00:03.000Z","type":"review.judged","turn":1,"call":"c4","outcome":"allowed","risk":"low","evidence":["m1"],"reason":"Asked."}"#, "\n",
         ),
     )
     .unwrap();
+    let out = conch(home, &["doctor"], None);
+    let said = text(&out.stdout);
+    assert!(
+        said.contains("Auto mode's reviewer: 1 allowed, 1 turned down, 0 left to you, 0 after its budget ran out."),
+        "{said}"
+    );
     let out = conch(home, &["activity"], None);
     let said = text(&out.stdout);
+    assert!(
+        said.contains("Auto mode's reviewer, in all: 1 allowed, 1 turned down"),
+        "{said}"
+    );
     assert!(said.contains("2026-11-29"), "{said}");
     assert!(
         said.contains("read     Read a page from news.example"),

@@ -219,6 +219,7 @@ async fn a_later_constraint_rejects_and_the_model_replans() {
     assert!(f.output.contains("turned this down"), "{}", f.output);
     assert_eq!(f.detail.unwrap()["denied"], json!(["review.rejected"]));
     assert!(!target.exists());
+    assert_eq!(w.chats.activity().totals().review_rejected, 1);
     // Both owner messages were shown, in order.
     let prompt = &w.engine.review_prompts()[0];
     let m1 = prompt.find("id=\"m1\"").unwrap();
@@ -580,4 +581,70 @@ async fn never_waivable_categories_go_to_the_owner_whatever_the_reviewer_says() 
         assert!(judged(&events).is_empty());
         assert!(!target.exists());
     }
+}
+
+#[tokio::test]
+async fn the_turns_own_provider_reviews_over_its_real_wire_format() {
+    use axum::routing::post;
+    use engines::providers::{engine, Provider, ProviderKind, ProviderSettings, Retry};
+    let seen: Arc<std::sync::Mutex<Vec<serde_json::Value>>> = Arc::default();
+    let log = seen.clone();
+    let app = axum::Router::new().route(
+        "/v1/chat/completions",
+        post(move |axum::Json(body): axum::Json<serde_json::Value>| {
+            let log = log.clone();
+            async move {
+                log.lock().unwrap().push(body);
+                let mut pieces: Vec<String> = ALLOW_M1
+                    .as_bytes()
+                    .chunks(7)
+                    .map(|c| {
+                        let piece = String::from_utf8_lossy(c).into_owned();
+                        format!(
+                            "data: {}\n\n",
+                            json!({"choices": [{"index": 0, "delta": {"content": piece}}]})
+                        )
+                    })
+                    .collect();
+                pieces.push("data: [DONE]\n\n".into());
+                axum::response::Response::builder()
+                    .header("content-type", "text/event-stream")
+                    .body(axum::body::Body::from(pieces.concat()))
+                    .unwrap()
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let provider = engine(
+        Provider {
+            settings: ProviderSettings {
+                name: "the-turns".into(),
+                kind: ProviderKind::Openai,
+                base_url: format!("http://{addr}/v1"),
+                model: "m-1".into(),
+                context_tokens: 100_000,
+                max_tokens: 100,
+            },
+            key: Some("sk-test".into()),
+        },
+        Retry::default(),
+    );
+    let got = ask_model(
+        provider,
+        "<action>…</action>".into(),
+        Duration::from_secs(5),
+        &Cancel::default(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(got, ALLOW_M1);
+    let body = seen.lock().unwrap()[0].clone();
+    assert_eq!(body["model"], "m-1");
+    assert!(
+        body.get("tools").is_none(),
+        "the reviewer is offered no tools"
+    );
+    assert_eq!(body["messages"][0]["content"], review::SYSTEM);
 }
