@@ -126,46 +126,50 @@ fn read_log(chat: &Chat, after: u64) -> Result<(Vec<Event>, u64), LogError> {
     Ok((events, last))
 }
 
-async fn judged(
-    chat: &Chat,
+/// Writes what became of one call as `review.judged`.
+struct Record<'a> {
+    chat: &'a Chat,
     turn: u64,
-    call: &str,
-    outcome: ReviewOutcome,
-    judgement: Option<&Judgement>,
-    problem: Option<&str>,
-) -> Result<(), LogError> {
-    chat.log
-        .append(Body::ReviewJudged(ReviewJudged {
-            turn,
-            call: call.to_owned(),
-            outcome,
-            risk: judgement.map(|j| j.risk.as_str().to_owned()),
-            evidence: judgement.map(|j| j.evidence.clone()).unwrap_or_default(),
-            reason: judgement.map(|j| j.reason.chars().take(300).collect()),
-            problem: problem.map(str::to_owned),
-        }))
-        .await?;
-    Ok(())
+    call: &'a str,
 }
 
-async fn bind_now(chat: &Chat, action: &Action, input: &serde_json::Value) -> Binding {
-    let (action, input, work) = (action.clone(), input.clone(), chat.work.clone());
-    let fallback = (action.clone(), input.clone(), work.clone());
-    tokio::task::spawn_blocking(move || tools::binding::bind(&action, &input, &work))
-        .await
-        .unwrap_or_else(|_| Binding {
-            action: fallback.0,
-            input: fallback.1,
-            work: fallback.2,
-            programs: Vec::new(),
-            files: Vec::new(),
-            unidentified: Some("couldn't be looked at.".to_owned()),
-        })
+impl Record<'_> {
+    async fn write(
+        &self,
+        outcome: ReviewOutcome,
+        judgement: Option<&Judgement>,
+        problem: Option<&str>,
+    ) -> Result<(), LogError> {
+        self.chat
+            .log
+            .append(Body::ReviewJudged(ReviewJudged {
+                turn: self.turn,
+                call: self.call.to_owned(),
+                outcome,
+                risk: judgement.map(|j| j.risk.as_str().to_owned()),
+                evidence: judgement.map(|j| j.evidence.clone()).unwrap_or_default(),
+                reason: judgement.map(|j| j.reason.chars().take(300).collect()),
+                problem: problem.map(str::to_owned),
+            }))
+            .await?;
+        Ok(())
+    }
+
+    /// The question is kept for the owner; `line` says why on it.
+    async fn keep(
+        &self,
+        judgement: Option<&Judgement>,
+        problem: Option<&str>,
+        line: String,
+    ) -> Result<Reviewed, LogError> {
+        self.write(ReviewOutcome::Asked, judgement, problem).await?;
+        Ok(Reviewed::Owner(line))
+    }
 }
 
 /// Reviews one eligible call. `classify` reads a call's arguments the way
-/// the turn does, so a change to them (or to what they resolve to) while
-/// the review is pending is seen.
+/// the turn does, so a change to what they resolve to while the review is
+/// pending is seen.
 pub(crate) async fn review(
     chat: &Arc<Chat>,
     turn: u64,
@@ -175,17 +179,16 @@ pub(crate) async fn review(
     classify: impl Fn(&ToolCall) -> Result<Action, String>,
 ) -> Result<Reviewed, LogError> {
     let config = chat.review.clone();
+    let record = Record {
+        chat,
+        turn,
+        call: &call.id,
+    };
     let (events, read_until) = read_log(chat, 0)?;
     if rejections(&events, turn) >= config.budget {
-        judged(
-            chat,
-            turn,
-            &call.id,
-            ReviewOutcome::Exhausted,
-            None,
-            Some("budget"),
-        )
-        .await?;
+        record
+            .write(ReviewOutcome::Exhausted, None, Some("budget"))
+            .await?;
         return Ok(Reviewed::Refused(Outcome {
             ok: false,
             output: format!(
@@ -195,15 +198,10 @@ pub(crate) async fn review(
             detail: Some(json!({ "denied": ["review.exhausted"] })),
         }));
     }
-    let owner = |problem: &str, line: String| (problem.to_owned(), line);
-    let before = bind_now(chat, action, &call.input).await;
+    let before = crate::permission::bind(chat, action, &call.input).await;
     if let Some(why) = &before.unidentified {
-        let (p, l) = owner(
-            "script",
-            format!("Auto mode's reviewer can't approve a script it can't pin down: {why}"),
-        );
-        judged(chat, turn, &call.id, ReviewOutcome::Asked, None, Some(&p)).await?;
-        return Ok(Reviewed::Owner(l));
+        let line = format!("Auto mode's reviewer can't approve a script it can't pin down: {why}");
+        return record.keep(None, Some("script"), line).await;
     }
     let input = match review::build_input(
         &call.name,
@@ -213,18 +211,7 @@ pub(crate) async fn review(
         config.context_chars,
     ) {
         Ok(i) => i,
-        Err(e) => {
-            judged(
-                chat,
-                turn,
-                &call.id,
-                ReviewOutcome::Asked,
-                None,
-                Some("oversized"),
-            )
-            .await?;
-            return Ok(Reviewed::Owner(e.to_string()));
-        }
+        Err(e) => return record.keep(None, Some("oversized"), e.to_string()).await,
     };
     let reply = ask_model(
         chat.engine.clone(),
@@ -237,32 +224,13 @@ pub(crate) async fn review(
         Ok(r) => r,
         Err(NoReply::Stopped) => return Ok(Reviewed::Stopped),
         Err(NoReply::Deadline) => {
-            judged(
-                chat,
-                turn,
-                &call.id,
-                ReviewOutcome::Asked,
-                None,
-                Some("deadline"),
-            )
-            .await?;
-            return Ok(Reviewed::Owner(
-                "Auto mode's reviewer didn't answer in time, so you're asked.".to_owned(),
-            ));
+            let line = "Auto mode's reviewer didn't answer in time, so you're asked.";
+            return record.keep(None, Some("deadline"), line.to_owned()).await;
         }
         Err(NoReply::Unavailable(e)) => {
-            judged(
-                chat,
-                turn,
-                &call.id,
-                ReviewOutcome::Asked,
-                None,
-                Some("unavailable"),
-            )
-            .await?;
-            return Ok(Reviewed::Owner(format!(
-                "Auto mode's reviewer couldn't reach the model, so you're asked. {e}"
-            )));
+            let line =
+                format!("Auto mode's reviewer couldn't reach the model, so you're asked. {e}");
+            return record.keep(None, Some("unavailable"), line).await;
         }
     };
     if cancel.is_cancelled() {
@@ -276,47 +244,20 @@ pub(crate) async fn review(
     let messages_since = since.iter().any(|e| matches!(e.body, Body::Message(_)));
     let resolved_again = classify(call).ok();
     if messages_since || resolved_again.as_ref() != Some(action) {
-        judged(
-            chat,
-            turn,
-            &call.id,
-            ReviewOutcome::Asked,
-            None,
-            Some("changed"),
-        )
-        .await?;
-        return Ok(Reviewed::Owner(
-            "Something changed while Auto mode's reviewer looked, so you're asked.".to_owned(),
-        ));
+        let line = "Something changed while Auto mode's reviewer looked, so you're asked.";
+        return record.keep(None, Some("changed"), line.to_owned()).await;
     }
     let judgement = match review::parse_verdict(&reply, &input.ids()) {
         Ok(j) => j,
         Err(e) => {
-            judged(
-                chat,
-                turn,
-                &call.id,
-                ReviewOutcome::Asked,
-                None,
-                Some(e.code()),
-            )
-            .await?;
-            return Ok(Reviewed::Owner(format!(
-                "Auto mode's reviewer gave no usable verdict, so you're asked. {e}"
-            )));
+            let line = format!("Auto mode's reviewer gave no usable verdict, so you're asked. {e}");
+            return record.keep(None, Some(e.code()), line).await;
         }
     };
+    let j = Some(&judgement);
     match judgement.verdict {
         Verdict::Reject => {
-            judged(
-                chat,
-                turn,
-                &call.id,
-                ReviewOutcome::Rejected,
-                Some(&judgement),
-                None,
-            )
-            .await?;
+            record.write(ReviewOutcome::Rejected, j, None).await?;
             Ok(Reviewed::Refused(Outcome {
                 ok: false,
                 output: format!(
@@ -327,58 +268,23 @@ pub(crate) async fn review(
             }))
         }
         Verdict::Ask => {
-            judged(
-                chat,
-                turn,
-                &call.id,
-                ReviewOutcome::Asked,
-                Some(&judgement),
-                None,
-            )
-            .await?;
-            Ok(Reviewed::Owner(format!(
+            let line = format!(
                 "Auto mode's reviewer left this to you: {}",
                 judgement.reason.trim()
-            )))
+            );
+            record.keep(j, None, line).await
         }
         Verdict::Allow => {
             let cited = input.cited(&judgement.evidence);
             if review::quote::only_quotations(&cited, review::input::needle(action)) {
-                judged(
-                    chat,
-                    turn,
-                    &call.id,
-                    ReviewOutcome::Asked,
-                    Some(&judgement),
-                    Some("quoted"),
-                )
-                .await?;
-                return Ok(Reviewed::Owner(
-                    "Auto mode's reviewer cited words you quoted, which aren't a request, so you're asked.".to_owned(),
-                ));
+                let line = "Auto mode's reviewer cited words you quoted, which aren't a request, so you're asked.";
+                return record.keep(j, Some("quoted"), line.to_owned()).await;
             }
-            let after = bind_now(chat, action, &call.input).await;
+            let after = crate::permission::bind(chat, action, &call.input).await;
             if let Some(line) = before.changed(&after) {
-                judged(
-                    chat,
-                    turn,
-                    &call.id,
-                    ReviewOutcome::Asked,
-                    Some(&judgement),
-                    Some("changed"),
-                )
-                .await?;
-                return Ok(Reviewed::Owner(line));
+                return record.keep(j, Some("changed"), line).await;
             }
-            judged(
-                chat,
-                turn,
-                &call.id,
-                ReviewOutcome::Allowed,
-                Some(&judgement),
-                None,
-            )
-            .await?;
+            record.write(ReviewOutcome::Allowed, j, None).await?;
             Ok(Reviewed::Allowed(before))
         }
     }

@@ -175,7 +175,9 @@ async fn decide_and_ask(
     }
 }
 
-async fn bind(chat: &Chat, action: &Action, input: &serde_json::Value) -> Binding {
+/// The binding of `action` now, taken off the async threads (it reads
+/// files).
+pub(crate) async fn bind(chat: &Chat, action: &Action, input: &serde_json::Value) -> Binding {
     let (a, i, w) = (action.clone(), input.clone(), chat.work.clone());
     match tokio::task::spawn_blocking(move || tools::binding::bind(&a, &i, &w)).await {
         Ok(b) => b,
