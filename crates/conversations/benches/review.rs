@@ -8,52 +8,19 @@
 //!
 //! cargo bench -p conversations --bench review
 
-use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use conversations::{Chats, ChatsConfig, Durability, Home, Live, NewChat};
 use engines::{Chunk, ScriptedEngine, ScriptedReview};
-use protocol::{Action, Body, Mode, ToolSpec};
-use tools::{BoxFuture, Outcome, RunContext, ToolBox, ToolCall};
+use protocol::{Body, Mode};
 
 const CALLS: usize = 300;
 
-/// A tool that does nothing; `review` makes its calls changes outside the
-/// work folder, which Auto mode reviews.
-struct Noop {
-    review: bool,
-}
+#[path = "common/noop.rs"]
+mod noop;
 
-impl ToolBox for Noop {
-    fn specs(&self) -> Vec<ToolSpec> {
-        Vec::new()
-    }
-    fn classify(&self, _call: &ToolCall, work: &Path) -> Result<Action, String> {
-        Ok(if self.review {
-            Action::FileChange {
-                path: "/elsewhere/notes.md".into(),
-                inside: false,
-            }
-        } else {
-            Action::LookAround {
-                paths: vec![work.to_string_lossy().into_owned()],
-            }
-        })
-    }
-    fn run<'a>(
-        &'a self,
-        _: &'a ToolCall,
-        _: &'a Action,
-        _: &'a RunContext,
-    ) -> BoxFuture<'a, Outcome> {
-        Box::pin(async { Outcome::ok("", None) })
-    }
-}
-
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
-}
+use noop::{percentile, Noop};
 
 async fn measure(review: bool) -> Vec<f64> {
     let dir = tempfile::tempdir().unwrap();

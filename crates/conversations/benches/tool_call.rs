@@ -7,42 +7,19 @@
 //!
 //! cargo bench -p conversations --bench tool_call
 
-use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use conversations::{Chats, ChatsConfig, Durability, Home, Live, NewChat};
 use engines::{Chunk, ScriptedEngine};
-use protocol::{Action, Body, Mode, ToolSpec};
-use tools::{BoxFuture, Outcome, RunContext, ToolBox, ToolCall};
+use protocol::{Body, Mode};
 
 const CALLS: usize = 500;
 
-/// A tool that does nothing, so only Conch's own cost is left.
-struct Noop;
+#[path = "common/noop.rs"]
+mod noop;
 
-impl ToolBox for Noop {
-    fn specs(&self) -> Vec<ToolSpec> {
-        Vec::new()
-    }
-    fn classify(&self, _call: &ToolCall, work: &Path) -> Result<Action, String> {
-        Ok(Action::LookAround {
-            paths: vec![work.to_string_lossy().into_owned()],
-        })
-    }
-    fn run<'a>(
-        &'a self,
-        _: &'a ToolCall,
-        _: &'a Action,
-        _: &'a RunContext,
-    ) -> BoxFuture<'a, Outcome> {
-        Box::pin(async { Outcome::ok("", None) })
-    }
-}
-
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
-}
+use noop::{percentile, Noop};
 
 async fn measure(durability: Durability) -> Vec<f64> {
     let dir = tempfile::tempdir().unwrap();
@@ -57,7 +34,7 @@ async fn measure(durability: Durability) -> Vec<f64> {
     let chats = Chats::new(
         Home::open(&dir.path().join("home")).unwrap(),
         engine,
-        Arc::new(Noop),
+        Arc::new(Noop { review: false }),
         ChatsConfig {
             durability,
             default_work: dir.path().to_path_buf(),
