@@ -9,6 +9,9 @@
 
 use protocol::{shell, Action};
 
+mod lists;
+use lists::*;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Hard {
     /// The owner set the tool to Ask.
@@ -80,165 +83,6 @@ pub fn never_waivable(action: &Action) -> Option<Hard> {
         _ => None,
     }
 }
-
-const ESCALATE: &[&str] = &[
-    "sudo", "su", "doas", "pkexec", "run0", "setcap", "visudo", "passwd", "usermod", "chpasswd",
-    "newgrp",
-];
-const SECRET_PROGRAMS: &[&str] = &[
-    "ssh-keygen",
-    "ssh-add",
-    "secret-tool",
-    "security",
-    "pass",
-    "op",
-    "gpg",
-    "gpg2",
-    "keyring",
-    "printenv",
-    "aws-vault",
-    "vault",
-];
-const SECRET_PLACES: &[&str] = &[
-    ".ssh/",
-    ".ssh",
-    "id_rsa",
-    "id_ed25519",
-    "id_ecdsa",
-    ".aws/",
-    ".netrc",
-    ".npmrc",
-    ".pypirc",
-    ".docker/config.json",
-    ".kube/config",
-    ".gnupg",
-    ".git-credentials",
-    "credentials.json",
-    ".password-store",
-    "/etc/shadow",
-    "keychain",
-];
-const SAFETY_PROGRAMS: &[&str] = &[
-    "conch",
-    "ufw",
-    "iptables",
-    "ip6tables",
-    "nft",
-    "setenforce",
-    "aa-disable",
-    "aa-complain",
-    "apparmor_parser",
-    "auditctl",
-    "firewall-cmd",
-    "csrutil",
-    "spctl",
-];
-const DOWNLOADERS: &[&str] = &["curl", "wget", "fetch", "aria2c", "http", "https", "xh"];
-const INTERPRETERS: &[&str] = &[
-    "sh",
-    "bash",
-    "zsh",
-    "dash",
-    "ksh",
-    "fish",
-    "python",
-    "python2",
-    "python3",
-    "node",
-    "perl",
-    "ruby",
-    "php",
-    "deno",
-    "bun",
-    "source",
-    ".",
-    "eval",
-    "pwsh",
-    "powershell",
-    "iex",
-];
-/// Programs that fetch packages and run their install code.
-const INSTALLERS: &[(&str, &[&str])] = &[
-    ("pip", &["install"]),
-    ("pip3", &["install"]),
-    ("pipx", &["install", "run"]),
-    ("uv", &["pip", "tool", "run"]),
-    ("npm", &["install", "i", "ci", "add", "exec", "x"]),
-    ("pnpm", &["install", "i", "add", "dlx", "exec"]),
-    ("yarn", &["install", "add", "dlx"]),
-    ("cargo", &["install"]),
-    ("go", &["install", "get"]),
-    ("gem", &["install"]),
-    ("brew", &["install"]),
-    ("apt", &["install"]),
-    ("apt-get", &["install"]),
-    ("dnf", &["install"]),
-    ("yum", &["install"]),
-    ("snap", &["install"]),
-    ("flatpak", &["install"]),
-    ("docker", &["run", "pull"]),
-    ("podman", &["run", "pull"]),
-];
-const ALWAYS_REMOTE: &[&str] = &["npx", "bunx", "uvx"];
-const SENDERS: &[&str] = &[
-    "scp", "sftp", "ftp", "nc", "ncat", "netcat", "socat", "telnet", "ssh",
-];
-const CLOUD: &[&str] = &[
-    "stripe",
-    "aws",
-    "gcloud",
-    "az",
-    "doctl",
-    "flyctl",
-    "fly",
-    "heroku",
-    "vercel",
-    "netlify",
-    "linode-cli",
-    "hcloud",
-];
-const STARTUP_PLACES: &[&str] = &[
-    ".bashrc",
-    ".bash_profile",
-    ".bash_login",
-    ".profile",
-    ".zshrc",
-    ".zprofile",
-    ".zshenv",
-    ".zlogin",
-    "config.fish",
-    ".config/autostart",
-    ".config/systemd",
-    "/etc/systemd",
-    "/etc/cron",
-    "/var/spool/cron",
-    "/etc/init.d",
-    "/etc/rc.local",
-    "/etc/profile",
-    "LaunchAgents",
-    "LaunchDaemons",
-    ".git/hooks",
-    ".xinitrc",
-    ".xprofile",
-    "environment.d",
-    "/etc/xdg/autostart",
-];
-const SCHEDULERS: &[&str] = &[
-    "crontab",
-    "at",
-    "batch",
-    "launchctl",
-    "schtasks",
-    "update-rc.d",
-    "chkconfig",
-];
-const WIPERS: &[&str] = &[
-    "mkfs", "shred", "wipefs", "fdisk", "sfdisk", "parted", "mkswap",
-];
-/// Targets an `rm -r` may not reach for without the owner.
-const BROAD: &[&str] = &[
-    "/", "/*", "~", "~/", "~/*", "$HOME", "${HOME}", ".", "./", "..", "../", "*", ".*", "./*",
-];
 
 fn command_category(command: &str) -> Option<Hard> {
     let segments = shell::segments(command);
@@ -499,21 +343,6 @@ fn destroys(segment: &[String]) -> bool {
         _ => false,
     }
 }
-
-const SECRET_FILES: &[&str] = &[
-    "/.ssh/",
-    "/.aws/",
-    "/.netrc",
-    "/.npmrc",
-    "/.pypirc",
-    "/.docker/config.json",
-    "/.kube/config",
-    "/.gnupg/",
-    "/.git-credentials",
-    "/.password-store/",
-    "/etc/shadow",
-    "/.config/gh/hosts.yml",
-];
 
 fn path_category(path: &str) -> Option<Hard> {
     if path.starts_with("/etc/sudoers") || path == "/etc/passwd" || path == "/etc/group" {

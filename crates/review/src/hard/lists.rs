@@ -1,0 +1,176 @@
+//! The words the categories are read from: programs, subcommands, places.
+//! Kept apart from the reading so each list can be reviewed on its own.
+
+pub(super) const ESCALATE: &[&str] = &[
+    "sudo", "su", "doas", "pkexec", "run0", "setcap", "visudo", "passwd", "usermod", "chpasswd",
+    "newgrp",
+];
+pub(super) const SECRET_PROGRAMS: &[&str] = &[
+    "ssh-keygen",
+    "ssh-add",
+    "secret-tool",
+    "security",
+    "pass",
+    "op",
+    "gpg",
+    "gpg2",
+    "keyring",
+    "printenv",
+    "aws-vault",
+    "vault",
+];
+pub(super) const SECRET_PLACES: &[&str] = &[
+    ".ssh/",
+    ".ssh",
+    "id_rsa",
+    "id_ed25519",
+    "id_ecdsa",
+    ".aws/",
+    ".netrc",
+    ".npmrc",
+    ".pypirc",
+    ".docker/config.json",
+    ".kube/config",
+    ".gnupg",
+    ".git-credentials",
+    "credentials.json",
+    ".password-store",
+    "/etc/shadow",
+    "keychain",
+];
+pub(super) const SAFETY_PROGRAMS: &[&str] = &[
+    "conch",
+    "ufw",
+    "iptables",
+    "ip6tables",
+    "nft",
+    "setenforce",
+    "aa-disable",
+    "aa-complain",
+    "apparmor_parser",
+    "auditctl",
+    "firewall-cmd",
+    "csrutil",
+    "spctl",
+];
+pub(super) const DOWNLOADERS: &[&str] = &["curl", "wget", "fetch", "aria2c", "http", "https", "xh"];
+pub(super) const INTERPRETERS: &[&str] = &[
+    "sh",
+    "bash",
+    "zsh",
+    "dash",
+    "ksh",
+    "fish",
+    "python",
+    "python2",
+    "python3",
+    "node",
+    "perl",
+    "ruby",
+    "php",
+    "deno",
+    "bun",
+    "source",
+    ".",
+    "eval",
+    "pwsh",
+    "powershell",
+    "iex",
+];
+/// Programs that fetch packages and run their install code.
+pub(super) const INSTALLERS: &[(&str, &[&str])] = &[
+    ("pip", &["install"]),
+    ("pip3", &["install"]),
+    ("pipx", &["install", "run"]),
+    ("uv", &["pip", "tool", "run"]),
+    ("npm", &["install", "i", "ci", "add", "exec", "x"]),
+    ("pnpm", &["install", "i", "add", "dlx", "exec"]),
+    ("yarn", &["install", "add", "dlx"]),
+    ("cargo", &["install"]),
+    ("go", &["install", "get"]),
+    ("gem", &["install"]),
+    ("brew", &["install"]),
+    ("apt", &["install"]),
+    ("apt-get", &["install"]),
+    ("dnf", &["install"]),
+    ("yum", &["install"]),
+    ("snap", &["install"]),
+    ("flatpak", &["install"]),
+    ("docker", &["run", "pull"]),
+    ("podman", &["run", "pull"]),
+];
+pub(super) const ALWAYS_REMOTE: &[&str] = &["npx", "bunx", "uvx"];
+pub(super) const SENDERS: &[&str] = &[
+    "scp", "sftp", "ftp", "nc", "ncat", "netcat", "socat", "telnet", "ssh",
+];
+pub(super) const CLOUD: &[&str] = &[
+    "stripe",
+    "aws",
+    "gcloud",
+    "az",
+    "doctl",
+    "flyctl",
+    "fly",
+    "heroku",
+    "vercel",
+    "netlify",
+    "linode-cli",
+    "hcloud",
+];
+pub(super) const STARTUP_PLACES: &[&str] = &[
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".profile",
+    ".zshrc",
+    ".zprofile",
+    ".zshenv",
+    ".zlogin",
+    "config.fish",
+    ".config/autostart",
+    ".config/systemd",
+    "/etc/systemd",
+    "/etc/cron",
+    "/var/spool/cron",
+    "/etc/init.d",
+    "/etc/rc.local",
+    "/etc/profile",
+    "LaunchAgents",
+    "LaunchDaemons",
+    ".git/hooks",
+    ".xinitrc",
+    ".xprofile",
+    "environment.d",
+    "/etc/xdg/autostart",
+];
+pub(super) const SCHEDULERS: &[&str] = &[
+    "crontab",
+    "at",
+    "batch",
+    "launchctl",
+    "schtasks",
+    "update-rc.d",
+    "chkconfig",
+];
+pub(super) const WIPERS: &[&str] = &[
+    "mkfs", "shred", "wipefs", "fdisk", "sfdisk", "parted", "mkswap",
+];
+/// Targets an `rm -r` may not reach for without the owner.
+pub(super) const BROAD: &[&str] = &[
+    "/", "/*", "~", "~/", "~/*", "$HOME", "${HOME}", ".", "./", "..", "../", "*", ".*", "./*",
+];
+
+pub(super) const SECRET_FILES: &[&str] = &[
+    "/.ssh/",
+    "/.aws/",
+    "/.netrc",
+    "/.npmrc",
+    "/.pypirc",
+    "/.docker/config.json",
+    "/.kube/config",
+    "/.gnupg/",
+    "/.git-credentials",
+    "/.password-store/",
+    "/etc/shadow",
+    "/.config/gh/hosts.yml",
+];
