@@ -648,3 +648,51 @@ async fn the_turns_own_provider_reviews_over_its_real_wire_format() {
     );
     assert_eq!(body["messages"][0]["content"], review::SYSTEM);
 }
+
+#[tokio::test]
+async fn an_unreachable_model_or_an_oversized_chat_keeps_the_question() {
+    // No review scripted: the model can't be reached.
+    let w = world(false, Duration::from_secs(5));
+    let target = w.outside.join("notes.md");
+    w.engine.push(vec![write("c1", &target, "x")]);
+    let chat = w.chat().await;
+    chat.post("Write my notes").await.unwrap();
+    let events = until(&chat, asked).await;
+    assert_eq!(judged(&events)[0].problem.as_deref(), Some("unavailable"));
+    assert!(!target.exists());
+
+    // A chat longer than the input budget: not clipped into a verdict, and
+    // the model isn't asked at all.
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let engine = Arc::new(ScriptedEngine::new(Vec::new()));
+    let chats = Chats::new(
+        Home::open(&dir.path().join("home")).unwrap(),
+        engine.clone(),
+        Arc::new(Tools::new(ToolsConfig::default())),
+        ChatsConfig {
+            durability: Durability::Group,
+            default_work: w.work.clone(),
+            default_mode: Mode::Auto,
+            policies: Default::default(),
+            guard: GuardConfig {
+                review: ReviewConfig {
+                    context_chars: 4_000,
+                    ..ReviewConfig::default()
+                },
+                ..GuardConfig::default()
+            },
+            skills: None,
+        },
+    );
+    engine.push(vec![write("c1", &target, "x")]);
+    engine.push_review(reply(ALLOW_M1));
+    let chat = chats.create(NewChat::default()).await.unwrap();
+    chat.post(&format!("Write my notes. {}", "Context. ".repeat(600)))
+        .await
+        .unwrap();
+    let events = until(&chat, asked).await;
+    assert_eq!(judged(&events)[0].problem.as_deref(), Some("oversized"));
+    assert!(engine.review_prompts().is_empty());
+    let ask = asks(&events).remove(0);
+    assert!(ask.note.unwrap_or_default().contains("too long to review"));
+}
