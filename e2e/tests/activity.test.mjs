@@ -76,6 +76,17 @@ test("a question still waiting is answered from Activity, and new rows come in",
   }
 });
 
+/** Waits (up to 5 s) until `read()` gives `want`, then asserts it. */
+async function settled(read, want) {
+  const end = Date.now() + 5000;
+  let got = await read();
+  while (got !== want && Date.now() < end) {
+    await new Promise((r) => setTimeout(r, 50));
+    got = await read();
+  }
+  assert.equal(got, want);
+}
+
 test("turning a Safety preference off asks for the password", async () => {
   const conch = await startConch();
   const b = await browser();
@@ -100,14 +111,15 @@ test("turning a Safety preference off asks for the password", async () => {
     await page.getByLabel("Your password").fill(PASSWORD);
     await page.getByRole("button", { name: "Turn it off" }).click();
     await page.waitForFunction(() => !document.querySelector(".pref .confirm"));
-    assert.equal(await toggle.isChecked(), false);
+    // The switch follows the server's answer, a moment after the form goes.
+    await settled(() => toggle.isChecked(), false);
     // The checkup shows it, with a one-press fix.
     const check = page.locator('.checks li[data-check="sealed-commands"]');
     await check.locator("text=Seal commands is off").waitFor();
     await shot(page, "17-checkup");
     await check.getByRole("button", { name: "Turn it back on" }).click();
     await page.locator('.checks li.ok[data-check="sealed-commands"]').waitFor();
-    assert.equal(await toggle.isChecked(), true);
+    await settled(() => toggle.isChecked(), true);
     // The wrong password above is refused with a 401, which Chromium logs.
     assert.deepEqual(b.errors.filter((e) => !e.includes("401")), []);
   } finally {
