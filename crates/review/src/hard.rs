@@ -112,10 +112,7 @@ fn command_category(command: &str) -> Option<Hard> {
     if has(SAFETY_PROGRAMS) || segments.iter().any(|s| safety_subcommand(s)) {
         return Some(Hard::SafetyChange);
     }
-    if (has(DOWNLOADERS) && has(INTERPRETERS))
-        || has(ALWAYS_REMOTE)
-        || segments.iter().any(|s| installs(s))
-    {
+    if runs_downloaded(&segments) || has(ALWAYS_REMOTE) || segments.iter().any(|s| installs(s)) {
         return Some(Hard::RemoteCode);
     }
     if has(SENDERS) || segments.iter().any(|s| sends(s)) {
@@ -198,6 +195,56 @@ fn safety_subcommand(segment: &[String]) -> bool {
         return false;
     };
     program == "systemctl" && matches!(sub(args), Some("stop" | "disable" | "mask" | "kill"))
+}
+
+/// Whether a command downloads something and hands it to an interpreter:
+/// as its input (`curl … | sh`), through a substitution (`bash -c
+/// "$(curl …)"`, `<(curl …)`), or as the file the download wrote (`curl -o
+/// i.sh … && sh i.sh`). An interpreter running a module or a file of the
+/// work folder beside a download (`curl … | python3 -m json.tool`) is not.
+fn runs_downloaded(segments: &[Vec<String>]) -> bool {
+    let downloads: Vec<&[String]> = segments
+        .iter()
+        .filter(|s| split(s).is_some_and(|(p, _)| DOWNLOADERS.contains(&p.as_str())))
+        .map(Vec::as_slice)
+        .collect();
+    if downloads.is_empty() {
+        return false;
+    }
+    segments.iter().any(|segment| {
+        let Some((program, args)) = split(segment) else {
+            return false;
+        };
+        if !INTERPRETERS.contains(&program.as_str()) {
+            return false;
+        }
+        if matches!(program.as_str(), "source" | "." | "eval") {
+            return true;
+        }
+        if args.iter().any(|a| {
+            a.contains("$(")
+                || a.contains('`')
+                || a.starts_with("<(")
+                || a.starts_with("/dev/fd")
+                || a == "/dev/stdin"
+                || a == "-"
+        }) {
+            return true;
+        }
+        let inline = args
+            .iter()
+            .any(|a| matches!(a.as_str(), "-c" | "-e" | "--eval"));
+        let module = args.iter().any(|a| a == "-m");
+        match args.iter().find(|a| !a.starts_with('-')) {
+            // No script named: it reads one from its input.
+            None => !inline && !module,
+            Some(_) if inline || module => false,
+            Some(file) => downloads.iter().any(|d| {
+                d.iter()
+                    .any(|w| w == file || w.rsplit('/').next() == Some(file.as_str()))
+            }),
+        }
+    })
 }
 
 fn installs(segment: &[String]) -> bool {
