@@ -87,11 +87,9 @@ pub fn never_waivable(action: &Action) -> Option<Hard> {
 fn command_category(command: &str) -> Option<Hard> {
     let segments = shell::segments(command);
     let lower = command.to_ascii_lowercase();
-    let programs: Vec<String> = segments
-        .iter()
-        .filter_map(|s| shell::program_of(s))
-        .collect();
-    let has = |names: &[&str]| programs.iter().any(|p| names.contains(&p.as_str()));
+    // Each simple command's program and its words, read once.
+    let parts: Vec<(String, &[String])> = segments.iter().filter_map(|s| split(s)).collect();
+    let has = |names: &[&str]| parts.iter().any(|(p, _)| names.contains(&p.as_str()));
     // Wrappers like sudo are skipped by program_of, so look at every word
     // a segment starts with too.
     let starts = |names: &[&str]| {
@@ -100,38 +98,41 @@ fn command_category(command: &str) -> Option<Hard> {
             .any(|s| s.iter().any(|w| names.contains(&basename(w))))
     };
 
-    if starts(ESCALATE) || segments.iter().any(|s| escalates(s)) || lower.contains("/etc/sudoers") {
+    if starts(ESCALATE)
+        || parts.iter().any(|(p, a)| escalates(p, a))
+        || lower.contains("/etc/sudoers")
+    {
         return Some(Hard::PrivilegeEscalation);
     }
     if has(SECRET_PROGRAMS)
         || SECRET_PLACES.iter().any(|p| lower.contains(p))
-        || segments.iter().any(|s| credential_subcommand(s))
+        || parts.iter().any(|(p, a)| credential_subcommand(p, a))
     {
         return Some(Hard::Credentials);
     }
-    if has(SAFETY_PROGRAMS) || segments.iter().any(|s| safety_subcommand(s)) {
+    if has(SAFETY_PROGRAMS) || parts.iter().any(|(p, a)| safety_subcommand(p, a)) {
         return Some(Hard::SafetyChange);
     }
-    if runs_downloaded(&segments) || has(ALWAYS_REMOTE) || segments.iter().any(|s| installs(s)) {
+    if runs_downloaded(&parts) || has(ALWAYS_REMOTE) || parts.iter().any(|(p, a)| installs(p, a)) {
         return Some(Hard::RemoteCode);
     }
-    if has(SENDERS) || segments.iter().any(|s| sends(s)) {
+    if has(SENDERS) || parts.iter().any(|(p, a)| sends(p, a)) {
         return Some(Hard::Exfiltration);
     }
     if has(SCHEDULERS)
         || STARTUP_PLACES.iter().any(|p| command.contains(p))
-        || segments.iter().any(|s| persists(s))
+        || parts.iter().any(|(p, a)| persists(p, a))
     {
         return Some(Hard::Persistence);
     }
-    if has(CLOUD) || segments.iter().any(|s| spends(s)) {
+    if has(CLOUD) || parts.iter().any(|(p, a)| spends(p, a)) {
         return Some(Hard::Spending);
     }
-    if programs.iter().any(|p| {
+    if parts.iter().any(|(p, _)| {
         WIPERS
             .iter()
-            .any(|w| p == w || p.starts_with(&format!("{w}.")))
-    }) || segments.iter().any(|s| destroys(s))
+            .any(|w| p == w || p.strip_prefix(w).is_some_and(|rest| rest.starts_with('.')))
+    }) || parts.iter().any(|(p, a)| destroys(p, a))
         || lower.contains("drop table")
         || lower.contains("drop database")
     {
@@ -158,11 +159,8 @@ fn sub(args: &[String]) -> Option<&str> {
         .find(|a| !a.starts_with('-'))
 }
 
-fn escalates(segment: &[String]) -> bool {
-    let Some((program, args)) = split(segment) else {
-        return false;
-    };
-    match program.as_str() {
+fn escalates(program: &str, args: &[String]) -> bool {
+    match program {
         // setuid / setgid bits.
         "chmod" => args.iter().any(|a| {
             a.contains("+s")
@@ -175,12 +173,9 @@ fn escalates(segment: &[String]) -> bool {
     }
 }
 
-fn credential_subcommand(segment: &[String]) -> bool {
-    let Some((program, args)) = split(segment) else {
-        return false;
-    };
+fn credential_subcommand(program: &str, args: &[String]) -> bool {
     let words: Vec<&str> = args.iter().map(String::as_str).collect();
-    match program.as_str() {
+    match program {
         "gh" => sub(args) == Some("auth"),
         "git" => {
             words.contains(&"credential") || words.iter().any(|w| w.starts_with("credential."))
@@ -190,10 +185,7 @@ fn credential_subcommand(segment: &[String]) -> bool {
     }
 }
 
-fn safety_subcommand(segment: &[String]) -> bool {
-    let Some((program, args)) = split(segment) else {
-        return false;
-    };
+fn safety_subcommand(program: &str, args: &[String]) -> bool {
     program == "systemctl" && matches!(sub(args), Some("stop" | "disable" | "mask" | "kill"))
 }
 
@@ -202,23 +194,21 @@ fn safety_subcommand(segment: &[String]) -> bool {
 /// "$(curl …)"`, `<(curl …)`), or as the file the download wrote (`curl -o
 /// i.sh … && sh i.sh`). An interpreter running a module or a file of the
 /// work folder beside a download (`curl … | python3 -m json.tool`) is not.
-fn runs_downloaded(segments: &[Vec<String>]) -> bool {
-    let downloads: Vec<&[String]> = segments
+fn runs_downloaded(parts: &[(String, &[String])]) -> bool {
+    let downloads: Vec<&[String]> = parts
         .iter()
-        .filter(|s| split(s).is_some_and(|(p, _)| DOWNLOADERS.contains(&p.as_str())))
-        .map(Vec::as_slice)
+        .filter(|(p, _)| DOWNLOADERS.contains(&p.as_str()))
+        .map(|(_, args)| *args)
         .collect();
     if downloads.is_empty() {
         return false;
     }
-    segments.iter().any(|segment| {
-        let Some((program, args)) = split(segment) else {
-            return false;
-        };
-        if !INTERPRETERS.contains(&program.as_str()) {
+    parts.iter().any(|(program, args)| {
+        let program = program.as_str();
+        if !INTERPRETERS.contains(&program) {
             return false;
         }
-        if matches!(program.as_str(), "source" | "." | "eval") {
+        if matches!(program, "source" | "." | "eval") {
             return true;
         }
         if args.iter().any(|a| {
@@ -247,10 +237,7 @@ fn runs_downloaded(segments: &[Vec<String>]) -> bool {
     })
 }
 
-fn installs(segment: &[String]) -> bool {
-    let Some((program, args)) = split(segment) else {
-        return false;
-    };
+fn installs(program: &str, args: &[String]) -> bool {
     if program == "deno"
         && args
             .iter()
@@ -263,11 +250,8 @@ fn installs(segment: &[String]) -> bool {
         .any(|(p, subs)| *p == program && sub(args).is_some_and(|s| subs.contains(&s)))
 }
 
-fn sends(segment: &[String]) -> bool {
-    let Some((program, args)) = split(segment) else {
-        return false;
-    };
-    match program.as_str() {
+fn sends(program: &str, args: &[String]) -> bool {
+    match program {
         "curl" => {
             args.iter().any(|a| {
                 let a = a.as_str();
@@ -311,37 +295,28 @@ fn is_remote(arg: &str) -> bool {
     }
 }
 
-fn persists(segment: &[String]) -> bool {
-    let Some((program, args)) = split(segment) else {
-        return false;
-    };
-    match program.as_str() {
+fn persists(program: &str, args: &[String]) -> bool {
+    match program {
         "systemctl" => matches!(sub(args), Some("enable" | "link" | "preset")),
         "loginctl" => sub(args) == Some("enable-linger"),
         _ => false,
     }
 }
 
-fn spends(segment: &[String]) -> bool {
-    let Some((program, args)) = split(segment) else {
-        return false;
-    };
-    match program.as_str() {
+fn spends(program: &str, args: &[String]) -> bool {
+    match program {
         "terraform" | "tofu" => matches!(sub(args), Some("apply")),
         "pulumi" => matches!(sub(args), Some("up")),
         _ => false,
     }
 }
 
-fn destroys(segment: &[String]) -> bool {
-    let Some((program, args)) = split(segment) else {
-        return false;
-    };
+fn destroys(program: &str, args: &[String]) -> bool {
     let flags = |short: char, long: &str| {
         args.iter()
             .any(|a| a == long || (a.starts_with('-') && !a.starts_with("--") && a.contains(short)))
     };
-    match program.as_str() {
+    match program {
         "rm" => {
             let recursive = flags('r', "--recursive") || flags('R', "--recursive");
             let targets: Vec<&str> = args
