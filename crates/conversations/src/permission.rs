@@ -41,19 +41,14 @@ pub(crate) async fn permission(
         let Some(line) = binding.changed(&now) else {
             return Ok(Permission::Run);
         };
-        // Approved for something else: the owner looks again.
-        let (_, decision) = decide(chat, call, action);
-        let decision = match decision {
-            guard::Decision::Ask { .. } => decision,
-            // The guard alone would let it run: the owner still approved
-            // something different, so the question is the mode's.
-            _ => guard::Decision::Ask {
-                why: Vec::new(),
-                question: guard::words::question(&call.name, action),
-                note: None,
-                always: None,
-                told: None,
-            },
+        // Approved for something else: decided again, as it is now. What the
+        // guard alone lets run needs no approval; what it refuses is refused.
+        let decision = match decide(chat, call, action).1 {
+            guard::Decision::Allow => return Ok(Permission::Run),
+            guard::Decision::Deny { why, sentence } => {
+                return Ok(denied(&why, sentence).into_permission())
+            }
+            ask => ask,
         };
         asked = ask_owner(
             chat,

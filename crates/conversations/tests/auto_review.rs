@@ -465,6 +465,29 @@ async fn a_script_changed_after_the_owner_said_yes_is_asked_again() {
     );
 }
 
+#[tokio::test]
+async fn a_changed_script_whose_tool_was_turned_off_meanwhile_is_refused_not_asked_again() {
+    let w = world(false, Duration::from_secs(5));
+    let script = w.work.join("build.sh");
+    std::fs::write(&script, "echo first > out.txt\n").unwrap();
+    w.engine.push(vec![command("c1", "bash build.sh")]);
+    let chat = w.chat().await;
+    chat.post("Run the build").await.unwrap();
+    let first = asks(&until(&chat, asked).await).remove(0);
+    std::fs::write(&script, "echo second > out.txt\n").unwrap();
+    w.chats
+        .switches()
+        .set_policy("run_command", guard::Policy::Off);
+    chat.answer(&first.ask, Answer::Once, "owner".into())
+        .await
+        .unwrap();
+    let events = until(&chat, ended).await;
+    assert_eq!(asks(&events).len(), 1, "not asked again");
+    let f = finished(&events, "c1").unwrap();
+    assert_eq!(f.detail.unwrap()["denied"], json!(["policy.off"]));
+    assert!(!w.work.join("out.txt").exists());
+}
+
 fn sealing() -> bool {
     !matches!(seal::sandbox_support(), seal::Support::Unavailable { .. })
 }
