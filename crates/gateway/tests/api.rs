@@ -13,12 +13,7 @@ use serde_json::{json, Value};
 async fn a_turn_over_http_and_sse_from_sign_in_to_turn_ended() {
     let s = start_with(Duration::from_millis(1)).await;
     let id = s.new_chat().await;
-    let stream = s
-        .owner
-        .get(format!("{}/api/chats/{id}/stream", s.url))
-        .send()
-        .await
-        .unwrap();
+    let stream = s.get(format!("/api/chats/{id}/stream")).await;
     assert_eq!(stream.status(), StatusCode::OK);
     assert_eq!(stream.headers()["content-type"], "text/event-stream");
     let mut sse = SseReader::new(stream);
@@ -26,12 +21,11 @@ async fn a_turn_over_http_and_sse_from_sign_in_to_turn_ended() {
     assert_eq!(created.len(), 1);
 
     let res = s
-        .owner
-        .post(format!("{}/api/chats/{id}/messages", s.url))
-        .json(&json!({ "text": "hello there" }))
-        .send()
-        .await
-        .unwrap();
+        .post(
+            format!("/api/chats/{id}/messages"),
+            &json!({ "text": "hello there" }),
+        )
+        .await;
     assert_eq!(res.status(), StatusCode::ACCEPTED);
     let posted: Value = res.json().await.unwrap();
     assert_eq!(posted["seq"], 2);
@@ -58,11 +52,8 @@ async fn a_turn_over_http_and_sse_from_sign_in_to_turn_ended() {
 
     // The same events, exactly as stored, from the events route.
     let stored = s
-        .owner
-        .get(format!("{}/api/chats/{id}/events?after=1", s.url))
-        .send()
+        .get(format!("/api/chats/{id}/events?after=1"))
         .await
-        .unwrap()
         .text()
         .await
         .unwrap();
@@ -70,11 +61,8 @@ async fn a_turn_over_http_and_sse_from_sign_in_to_turn_ended() {
     assert_eq!(stored, events);
     let file = std::fs::read_to_string(s.root().join("chats").join(&id).join("log.jsonl")).unwrap();
     let raw = s
-        .owner
-        .get(format!("{}/api/chats/{id}/events", s.url))
-        .send()
+        .get(format!("/api/chats/{id}/events"))
         .await
-        .unwrap()
         .text()
         .await
         .unwrap();
@@ -86,38 +74,21 @@ async fn the_stream_resumes_from_last_event_id_without_gaps_or_repeats() {
     let s = start().await;
     let id = s.new_chat().await;
     for text in ["one", "two"] {
-        s.owner
-            .post(format!("{}/api/chats/{id}/messages", s.url))
-            .json(&json!({ "text": text }))
-            .send()
-            .await
-            .unwrap();
+        s.post(
+            format!("/api/chats/{id}/messages"),
+            &json!({ "text": text }),
+        )
+        .await;
         // Let each turn finish so the log is settled.
         for _ in 0..200 {
-            let v: Value = s
-                .owner
-                .get(format!("{}/api/chats/{id}", s.url))
-                .send()
-                .await
-                .unwrap()
-                .json()
-                .await
-                .unwrap();
+            let v: Value = s.get_json(format!("/api/chats/{id}")).await;
             if v["running"] == false {
                 break;
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
     }
-    let all: Vec<Value> = s
-        .owner
-        .get(format!("{}/api/chats/{id}/events", s.url))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let all: Vec<Value> = s.get_json(format!("/api/chats/{id}/events")).await;
     let last = all.last().unwrap()["seq"].as_u64().unwrap();
     assert_eq!(last, 9);
     let res = s
@@ -135,22 +106,16 @@ async fn the_stream_resumes_from_last_event_id_without_gaps_or_repeats() {
     }
     assert_eq!(seqs, (5..=last).collect::<Vec<_>>());
     // Then live: a new message arrives once.
-    s.owner
-        .post(format!("{}/api/chats/{id}/messages", s.url))
-        .json(&json!({ "text": "three" }))
-        .send()
-        .await
-        .unwrap();
+    s.post(
+        format!("/api/chats/{id}/messages"),
+        &json!({ "text": "three" }),
+    )
+    .await;
     let (events, _) = sse.until("turn.ended").await;
     let seqs: Vec<u64> = events.iter().map(|e| e["seq"].as_u64().unwrap()).collect();
     assert_eq!(seqs, (last + 1..=last + 4).collect::<Vec<_>>());
     // ?after= works like Last-Event-ID.
-    let res = s
-        .owner
-        .get(format!("{}/api/chats/{id}/stream?after=12", s.url))
-        .send()
-        .await
-        .unwrap();
+    let res = s.get(format!("/api/chats/{id}/stream?after=12")).await;
     let mut sse = SseReader::new(res);
     assert_eq!(sse.next().await.unwrap().id.as_deref(), Some("13"));
 }
@@ -165,12 +130,7 @@ async fn a_message_during_a_turn_is_queued_and_answered_next() {
             .json(&json!({ "text": text }))
             .send()
     };
-    let stream = s
-        .owner
-        .get(format!("{}/api/chats/{id}/stream", s.url))
-        .send()
-        .await
-        .unwrap();
+    let stream = s.get(format!("/api/chats/{id}/stream")).await;
     let mut sse = SseReader::new(stream);
     send("hello").await.unwrap();
     sse.until("reply").await; // drains until the first reply is stored...
@@ -288,15 +248,7 @@ async fn bad_requests_get_sentences_and_change_nothing() {
             "{sentence:?} should say {words:?}"
         );
     }
-    let events: Vec<Value> = s
-        .owner
-        .get(format!("{}/api/chats/{id}/events", s.url))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let events: Vec<Value> = s.get_json(format!("/api/chats/{id}/events")).await;
     assert_eq!(events.len(), 1, "only chat.created is in the log");
 }
 
@@ -306,26 +258,14 @@ async fn chats_are_created_with_a_folder_and_mode_and_listed() {
     let work = s.home.path().join("project");
     std::fs::create_dir(&work).unwrap();
     let res = s
-        .owner
-        .post(format!("{}/api/chats", s.url))
-        .json(&json!({ "work": work, "mode": "edits" }))
-        .send()
-        .await
-        .unwrap();
+        .post("/api/chats", &json!({ "work": work, "mode": "edits" }))
+        .await;
     assert_eq!(res.status(), StatusCode::CREATED);
     let id = res.json::<Value>().await.unwrap()["id"]
         .as_str()
         .unwrap()
         .to_owned();
-    let list: Vec<Value> = s
-        .owner
-        .get(format!("{}/api/chats", s.url))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let list: Vec<Value> = s.get_json("/api/chats").await;
     assert_eq!(list.len(), 1);
     assert_eq!(list[0]["id"], id.as_str());
     assert_eq!(list[0]["mode"], "edits");
@@ -334,14 +274,8 @@ async fn chats_are_created_with_a_folder_and_mode_and_listed() {
         work.canonicalize().unwrap().to_str().unwrap()
     );
     let page: Vec<Value> = s
-        .owner
-        .get(format!("{}/api/chats/{id}/events?after=0&limit=1", s.url))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+        .get_json(format!("/api/chats/{id}/events?after=0&limit=1"))
+        .await;
     assert_eq!(page[0]["type"], "chat.created");
     assert_eq!(page[0]["mode"], "edits");
 }

@@ -296,11 +296,8 @@ async fn list_show_text_diff_pin_delete() {
     let res = get("/api/artifacts/chartaaa1111/versions/9").await.unwrap();
     assert_eq!(res.status(), StatusCode::NOT_FOUND);
     let pinned: Value = s
-        .owner
-        .post(format!("{}/api/artifacts/chartaaa1111/pin", s.url))
-        .send()
+        .post_empty("/api/artifacts/chartaaa1111/pin")
         .await
-        .unwrap()
         .json()
         .await
         .unwrap();
@@ -335,20 +332,10 @@ async fn refresh_starts_its_own_chat() {
         "Bars",
         r#"{"type":"bar","labels":["a"],"series":[{"name":"s","values":[1]}]}"#,
     );
-    let res = s
-        .owner
-        .post(format!("{}/api/artifacts/chartaaa1111/refresh", s.url))
-        .send()
-        .await
-        .unwrap();
+    let res = s.post_empty("/api/artifacts/chartaaa1111/refresh").await;
     assert_eq!(res.status(), StatusCode::ACCEPTED);
     let chat: Value = res.json().await.unwrap();
     assert!(chat["chat"].as_str().is_some());
-    let res = s
-        .owner
-        .post(format!("{}/api/artifacts/nothinghere1/refresh", s.url))
-        .send()
-        .await
-        .unwrap();
+    let res = s.post_empty("/api/artifacts/nothinghere1/refresh").await;
     assert_eq!(res.status(), StatusCode::NOT_FOUND);
 }

@@ -234,12 +234,8 @@ async fn access_keys_work_for_scripts_but_not_on_person_only_routes() {
     }
     // The person can make and revoke keys; a revoked key stops at once.
     let made: Value = s
-        .owner
-        .post(format!("{}/api/keys", s.url))
-        .json(&json!({ "name": "phone" }))
-        .send()
+        .post("/api/keys", &json!({ "name": "phone" }))
         .await
-        .unwrap()
         .json()
         .await
         .unwrap();
@@ -387,32 +383,15 @@ async fn turning_skills_on_is_for_a_person() {
         assert_eq!(res.status(), StatusCode::FORBIDDEN, "{path}");
     }
     // A person, without the fingerprint: refused with what to do.
-    let res = s
-        .owner
-        .post(format!("{}/api/skills/conch:setup/enable", s.url))
-        .send()
-        .await
-        .unwrap();
+    let res = s.post_empty("/api/skills/conch:setup/enable").await;
     assert_eq!(res.status(), StatusCode::CONFLICT);
     assert!(error_of(res).await.contains("--hash"));
     let fp = listed[0]["fingerprint"].as_str().unwrap();
     let res = s
-        .owner
-        .post(format!("{}/api/skills/conch:setup/enable", s.url))
-        .json(&json!({ "hash": fp }))
-        .send()
-        .await
-        .unwrap();
+        .post("/api/skills/conch:setup/enable", &json!({ "hash": fp }))
+        .await;
     assert_eq!(res.status(), StatusCode::OK);
-    let shown: Value = s
-        .owner
-        .get(format!("{}/api/skills/conch:setup", s.url))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let shown: Value = s.get_json("/api/skills/conch:setup").await;
     assert_eq!(shown["state"]["state"], "on");
     assert!(shown["findings"][0]["says"]
         .as_str()

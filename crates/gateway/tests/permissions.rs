@@ -26,19 +26,12 @@ async fn a_question_is_answered_over_http_and_the_command_runs() {
     ]));
     let s = start_engine(engine, Arc::new(Tools::new(ToolsConfig::default()))).await;
     let id = s.new_chat().await;
-    let mut sse = SseReader::new(
-        s.owner
-            .get(format!("{}/api/chats/{id}/stream", s.url))
-            .send()
-            .await
-            .unwrap(),
-    );
-    s.owner
-        .post(format!("{}/api/chats/{id}/messages", s.url))
-        .json(&json!({ "text": "echo something" }))
-        .send()
-        .await
-        .unwrap();
+    let mut sse = SseReader::new(s.get(format!("/api/chats/{id}/stream")).await);
+    s.post(
+        format!("/api/chats/{id}/messages"),
+        &json!({ "text": "echo something" }),
+    )
+    .await;
     let (events, _) = sse.until("permission.requested").await;
     let asked = events.last().unwrap().clone();
     assert_eq!(asked["tool"], "run_command");
@@ -48,15 +41,7 @@ async fn a_question_is_answered_over_http_and_the_command_runs() {
     assert_eq!(asked["always"], json!(["run_command", "box:run_command"]));
     let ask = asked["ask"].as_str().unwrap();
 
-    let shown: Value = s
-        .owner
-        .get(format!("{}/api/chats/{id}", s.url))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let shown: Value = s.get_json(format!("/api/chats/{id}")).await;
     assert_eq!(shown["waiting"][0]["ask"], ask);
 
     let url = format!("{}/api/chats/{id}/permissions/{ask}", s.url);
@@ -140,19 +125,12 @@ async fn mode_and_stop_routes() {
         .unwrap();
     assert_eq!(idle["stopped"], false);
 
-    let mut sse = SseReader::new(
-        s.owner
-            .get(format!("{}/api/chats/{id}/stream", s.url))
-            .send()
-            .await
-            .unwrap(),
-    );
-    s.owner
-        .post(format!("{}/api/chats/{id}/messages", s.url))
-        .json(&json!({ "text": "wait a while" }))
-        .send()
-        .await
-        .unwrap();
+    let mut sse = SseReader::new(s.get(format!("/api/chats/{id}/stream")).await);
+    s.post(
+        format!("/api/chats/{id}/messages"),
+        &json!({ "text": "wait a while" }),
+    )
+    .await;
     // Full trust, someone there: the unsealed command runs without asking.
     let (events, _) = sse.until("tool.called").await;
     assert!(events.iter().all(|e| e["type"] != "permission.requested"));
@@ -168,15 +146,7 @@ async fn mode_and_stop_routes() {
     assert_eq!(stopped["stopped"], true);
     let (events, _) = sse.until("turn.ended").await;
     assert_eq!(events.last().unwrap()["reason"], "stopped");
-    let events: Vec<Value> = s
-        .owner
-        .get(format!("{}/api/chats/{id}/events", s.url))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let events: Vec<Value> = s.get_json(format!("/api/chats/{id}/events")).await;
     assert!(events
         .iter()
         .any(|e| e["type"] == "mode.changed" && e["mode"] == "full"));
@@ -194,12 +164,11 @@ async fn stopping_a_hold_is_for_a_person_and_not_during_a_turn() {
     .unwrap();
     let id = s.new_chat().await;
     let res = s
-        .owner
-        .post(format!("{}/api/chats/{id}/messages", s.url))
-        .json(&json!({ "text": "/quick-setup please" }))
-        .send()
-        .await
-        .unwrap();
+        .post(
+            format!("/api/chats/{id}/messages"),
+            &json!({ "text": "/quick-setup please" }),
+        )
+        .await;
     assert_eq!(res.status(), StatusCode::ACCEPTED);
     let url = format!("{}/api/chats/{id}/skills/quick-setup/stop-holding", s.url);
     // While the (slow) mock engine's turn runs: refused with a sentence.
@@ -212,15 +181,7 @@ async fn stopping_a_hold_is_for_a_person_and_not_during_a_turn() {
         .contains("A turn is running"));
     // Wait for the turn to end.
     for _ in 0..300 {
-        let v: Value = s
-            .owner
-            .get(format!("{}/api/chats/{id}", s.url))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let v: Value = s.get_json(format!("/api/chats/{id}")).await;
         if v["running"] == false && v["turnOpen"].is_null() {
             assert_eq!(v["holds"][0]["skill"], "quick-setup");
             break;
@@ -232,25 +193,9 @@ async fn stopping_a_hold_is_for_a_person_and_not_during_a_turn() {
     assert_eq!(res.status(), StatusCode::FORBIDDEN, "access keys can't");
     let res = s.owner.post(&url).send().await.unwrap();
     assert_eq!(res.status(), StatusCode::OK);
-    let v: Value = s
-        .owner
-        .get(format!("{}/api/chats/{id}", s.url))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let v: Value = s.get_json(format!("/api/chats/{id}")).await;
     assert_eq!(v["holds"], json!([]));
-    let events: Vec<Value> = s
-        .owner
-        .get(format!("{}/api/chats/{id}/events", s.url))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let events: Vec<Value> = s.get_json(format!("/api/chats/{id}/events")).await;
     assert!(events
         .iter()
         .any(|e| e["type"] == "skill.hold.ended" && e["reason"] == "you"));
@@ -275,41 +220,22 @@ async fn auto_mode_reviews_over_http_and_activity_counts_it() {
     let s = start_engine(engine, Arc::new(Tools::new(ToolsConfig::default()))).await;
     let id = s.new_chat().await;
     let res = s
-        .owner
-        .post(format!("{}/api/chats/{id}/mode", s.url))
-        .json(&json!({ "mode": "auto" }))
-        .send()
-        .await
-        .unwrap();
+        .post(format!("/api/chats/{id}/mode"), &json!({ "mode": "auto" }))
+        .await;
     assert_eq!(res.status(), StatusCode::OK);
-    let mut sse = SseReader::new(
-        s.owner
-            .get(format!("{}/api/chats/{id}/stream", s.url))
-            .send()
-            .await
-            .unwrap(),
-    );
-    s.owner
-        .post(format!("{}/api/chats/{id}/messages", s.url))
-        .json(&json!({ "text": "Write hello into my notes" }))
-        .send()
-        .await
-        .unwrap();
+    let mut sse = SseReader::new(s.get(format!("/api/chats/{id}/stream")).await);
+    s.post(
+        format!("/api/chats/{id}/messages"),
+        &json!({ "text": "Write hello into my notes" }),
+    )
+    .await;
     let (events, _) = sse.until("turn.ended").await;
     assert!(events
         .iter()
         .any(|e| e["type"] == "review.judged" && e["outcome"] == "allowed"));
     assert!(!events.iter().any(|e| e["type"] == "permission.requested"));
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "hello");
-    let page: Value = s
-        .owner
-        .get(format!("{}/api/activity?limit=10", s.url))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let page: Value = s.get_json("/api/activity?limit=10").await;
     assert_eq!(page["totals"]["reviewAllowed"], 1);
     assert_eq!(page["totals"]["reviewRejected"], 0);
 }

@@ -109,15 +109,7 @@ async fn turning_safety_off_needs_a_recent_password() {
     assert!(saved.contains("\"checkAfterReading\": false"), "{saved}");
 
     // The checkup shows it, with the one-press fix.
-    let checkup: Value = s
-        .owner
-        .get(format!("{}/api/security", s.url))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let checkup: Value = s.get_json("/api/security").await;
     let check = checkup["checks"]
         .as_array()
         .unwrap()
@@ -158,28 +150,14 @@ async fn activity_pages_over_http() {
     let s = common::start().await;
     let id = s.new_chat().await;
     let res = s
-        .owner
-        .post(format!("{}/api/chats/{id}/messages", s.url))
-        .json(&json!({ "text": "hello" }))
-        .send()
-        .await
-        .unwrap();
+        .post(
+            format!("/api/chats/{id}/messages"),
+            &json!({ "text": "hello" }),
+        )
+        .await;
     assert_eq!(res.status(), StatusCode::ACCEPTED);
-    let page: Value = s
-        .owner
-        .get(format!("{}/api/activity?limit=10", s.url))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let page: Value = s.get_json("/api/activity?limit=10").await;
     assert!(page["rows"].is_array());
-    let res = s
-        .owner
-        .get(format!("{}/api/activity?kinds=nonsense", s.url))
-        .send()
-        .await
-        .unwrap();
+    let res = s.get("/api/activity?kinds=nonsense").await;
     assert_eq!(res.status(), StatusCode::BAD_REQUEST);
 }

@@ -95,6 +95,39 @@ pub async fn start() -> Server {
 }
 
 impl Server {
+    /// `GET` a path of the API as the owner.
+    pub async fn get(&self, path: impl AsRef<str>) -> reqwest::Response {
+        self.owner
+            .get(format!("{}{}", self.url, path.as_ref()))
+            .send()
+            .await
+            .unwrap()
+    }
+
+    /// `GET` a path as the owner and read its JSON.
+    pub async fn get_json<T: serde::de::DeserializeOwned>(&self, path: impl AsRef<str>) -> T {
+        self.get(path).await.json().await.unwrap()
+    }
+
+    /// `POST` JSON to a path as the owner.
+    pub async fn post(&self, path: impl AsRef<str>, body: &Value) -> reqwest::Response {
+        self.owner
+            .post(format!("{}{}", self.url, path.as_ref()))
+            .json(body)
+            .send()
+            .await
+            .unwrap()
+    }
+
+    /// `POST` to a path as the owner with no body.
+    pub async fn post_empty(&self, path: impl AsRef<str>) -> reqwest::Response {
+        self.owner
+            .post(format!("{}{}", self.url, path.as_ref()))
+            .send()
+            .await
+            .unwrap()
+    }
+
     pub fn root(&self) -> std::path::PathBuf {
         self.home.path().join("conch")
     }
