@@ -49,6 +49,16 @@ pub enum Action {
 }
 
 impl Action {
+    /// A command, with the programs it runs read from its text.
+    pub fn command(command: &str, unsealed: bool, leaves_box: bool) -> Action {
+        Action::Command {
+            command: command.to_owned(),
+            programs: crate::shell::programs(command),
+            unsealed,
+            leaves_box,
+        }
+    }
+
     pub fn is_command(&self) -> bool {
         matches!(self, Action::Command { .. })
     }

@@ -5,15 +5,10 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use protocol::{shell, Action, ChatView, Mode};
+use protocol::{Action, ChatView, Mode};
 
 fn command(text: &str) -> Action {
-    Action::Command {
-        command: text.to_owned(),
-        programs: shell::programs(text),
-        unsealed: false,
-        leaves_box: false,
-    }
+    Action::command(text, false, false)
 }
 
 fn decide(action: &Action, view: &ChatView, settings: &guard::Settings) -> review::Triage {

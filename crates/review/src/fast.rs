@@ -71,12 +71,7 @@ mod tests {
     use super::*;
 
     fn sealed(command: &str) -> Action {
-        Action::Command {
-            command: command.to_owned(),
-            programs: shell::programs(command),
-            unsealed: false,
-            leaves_box: false,
-        }
+        Action::command(command, false, false)
     }
 
     #[test]

@@ -64,12 +64,7 @@ mod tests {
     }
 
     fn command(text: &str) -> Action {
-        Action::Command {
-            command: text.to_owned(),
-            programs: protocol::shell::programs(text),
-            unsealed: false,
-            leaves_box: false,
-        }
+        Action::command(text, false, false)
     }
 
     #[test]

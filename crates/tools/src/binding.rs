@@ -193,12 +193,7 @@ mod tests {
     use super::*;
 
     fn command(text: &str) -> Action {
-        Action::Command {
-            command: text.to_owned(),
-            programs: shell::programs(text),
-            unsealed: false,
-            leaves_box: false,
-        }
+        Action::command(text, false, false)
     }
 
     #[test]

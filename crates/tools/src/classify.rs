@@ -7,7 +7,6 @@ use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
 use crate::paths::{is_inside, resolve, resolve_work};
-use crate::shell;
 use crate::toolbox::{no_such_tool, ToolCall};
 
 #[derive(Deserialize)]
@@ -164,12 +163,11 @@ impl Classifier {
                 if i.command.trim().is_empty() {
                     return Err("The command is empty. Say what to run.".to_owned());
                 }
-                Ok(Action::Command {
-                    programs: shell::programs(&i.command),
-                    unsealed: i.leave_box || !self.seals(),
-                    leaves_box: i.leave_box,
-                    command: i.command,
-                })
+                Ok(Action::command(
+                    &i.command,
+                    i.leave_box || !self.seals(),
+                    i.leave_box,
+                ))
             }
             "use_skill" if self.skills => {
                 let i: SkillInput = input(call, TAKES_SKILL)?;

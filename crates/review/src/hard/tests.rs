@@ -1,12 +1,7 @@
 use super::*;
 
 fn command(text: &str) -> Action {
-    Action::Command {
-        command: text.to_owned(),
-        programs: shell::programs(text),
-        unsealed: false,
-        leaves_box: false,
-    }
+    Action::command(text, false, false)
 }
 
 fn write(path: &str) -> Action {
