@@ -8,30 +8,21 @@
 //!
 //! cargo bench -p conversations --bench review
 
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use conversations::{Chats, ChatsConfig, Durability, Home, Live, NewChat};
-use engines::{Chunk, ScriptedEngine, ScriptedReview};
-use protocol::{Body, Mode};
+use conversations::Durability;
+use engines::ScriptedReview;
+use protocol::{Body, Mode, ReviewOutcome};
 
 const CALLS: usize = 300;
 
-#[path = "common/noop.rs"]
-mod noop;
+#[path = "common/calls.rs"]
+mod calls;
 
-use noop::{percentile, Noop};
+use calls::{percentile, Noop};
 
 async fn measure(review: bool) -> Vec<f64> {
-    let dir = tempfile::tempdir().unwrap();
-    let step: Vec<Chunk> = (0..CALLS)
-        .map(|n| Chunk::ToolCall {
-            id: format!("c{n}"),
-            name: "noop".into(),
-            input: serde_json::json!({}),
-        })
-        .collect();
-    let engine = Arc::new(ScriptedEngine::new([step, vec![]]));
+    let engine = calls::engine(CALLS);
     for _ in 0..CALLS {
         engine.push_review(ScriptedReview::Reply {
             text: r#"{"verdict":"allow","risk":"low","evidence":["m1"],"reason":"Asked for."}"#
@@ -39,45 +30,20 @@ async fn measure(review: bool) -> Vec<f64> {
             delay: Duration::ZERO,
         });
     }
-    let chats = Chats::new(
-        Home::open(&dir.path().join("home")).unwrap(),
-        engine,
-        Arc::new(Noop { review }),
-        ChatsConfig {
-            durability: Durability::Group,
-            default_work: dir.path().to_path_buf(),
-            default_mode: Mode::Auto,
-            policies: Default::default(),
-            guard: Default::default(),
-            skills: None,
-        },
-    );
-    let chat = chats.create(NewChat::default()).await.unwrap();
-    let mut follow = chat.log.follow();
-    chat.post("Keep my notes up to date").await.unwrap();
-    let mut stamps = Vec::with_capacity(CALLS);
     let mut allowed = 0;
-    loop {
-        match follow.recv().await {
-            Ok(Live::Event(c)) => match &c.event.body {
-                Body::ToolFinished(_) => stamps.push(Instant::now()),
-                Body::ReviewJudged(j) if j.outcome == protocol::ReviewOutcome::Allowed => {
-                    allowed += 1
-                }
-                Body::PermissionRequested(_) => panic!("the bench's calls shouldn't ask"),
-                Body::TurnEnded(_) => break,
-                _ => {}
-            },
-            Ok(_) => {}
-            Err(e) => panic!("the follower fell behind: {e}"),
-        }
-    }
+    let gaps = calls::measure(
+        engine,
+        Noop { review },
+        Mode::Auto,
+        Durability::Group,
+        |body| match body {
+            Body::ReviewJudged(j) if j.outcome == ReviewOutcome::Allowed => allowed += 1,
+            Body::PermissionRequested(_) => panic!("the bench's calls shouldn't ask"),
+            _ => {}
+        },
+    )
+    .await;
     assert_eq!(allowed, if review { CALLS } else { 0 });
-    let mut gaps: Vec<f64> = stamps
-        .windows(2)
-        .map(|w| (w[1] - w[0]).as_secs_f64() * 1e6)
-        .collect();
-    gaps.sort_by(|a, b| a.total_cmp(b));
     gaps
 }
 

@@ -7,64 +7,27 @@
 //!
 //! cargo bench -p conversations --bench tool_call
 
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use conversations::{Chats, ChatsConfig, Durability, Home, Live, NewChat};
-use engines::{Chunk, ScriptedEngine};
-use protocol::{Body, Mode};
+use conversations::Durability;
+use protocol::Mode;
 
 const CALLS: usize = 500;
 
-#[path = "common/noop.rs"]
-mod noop;
+#[path = "common/calls.rs"]
+mod calls;
 
-use noop::{percentile, Noop};
+use calls::{percentile, Noop};
 
 async fn measure(durability: Durability) -> Vec<f64> {
-    let dir = tempfile::tempdir().unwrap();
-    let step: Vec<Chunk> = (0..CALLS)
-        .map(|n| Chunk::ToolCall {
-            id: format!("c{n}"),
-            name: "noop".into(),
-            input: serde_json::json!({}),
-        })
-        .collect();
-    let engine = Arc::new(ScriptedEngine::new([step, vec![]]));
-    let chats = Chats::new(
-        Home::open(&dir.path().join("home")).unwrap(),
-        engine,
-        Arc::new(Noop { review: false }),
-        ChatsConfig {
-            durability,
-            default_work: dir.path().to_path_buf(),
-            default_mode: Mode::Full,
-            policies: Default::default(),
-            guard: Default::default(),
-            skills: None,
-        },
-    );
-    let chat = chats.create(NewChat::default()).await.unwrap();
-    let mut follow = chat.log.follow();
-    chat.post("go").await.unwrap();
-    let mut stamps = Vec::with_capacity(CALLS);
-    loop {
-        match follow.recv().await {
-            Ok(Live::Event(c)) => match &c.event.body {
-                Body::ToolFinished(_) => stamps.push(Instant::now()),
-                Body::TurnEnded(_) => break,
-                _ => {}
-            },
-            Ok(_) => {}
-            Err(e) => panic!("the follower fell behind: {e}"),
-        }
-    }
-    let mut gaps: Vec<f64> = stamps
-        .windows(2)
-        .map(|w| (w[1] - w[0]).as_secs_f64() * 1e6)
-        .collect();
-    gaps.sort_by(|a, b| a.total_cmp(b));
-    gaps
+    calls::measure(
+        calls::engine(CALLS),
+        Noop { review: false },
+        Mode::Full,
+        durability,
+        |_| {},
+    )
+    .await
 }
 
 fn main() {

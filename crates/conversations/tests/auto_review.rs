@@ -426,8 +426,9 @@ async fn the_deadline_covers_a_real_provider_that_never_answers_or_never_finishe
     }
 }
 
-#[tokio::test]
-async fn a_script_changed_after_the_owner_said_yes_is_asked_again() {
+/// `bash build.sh` asked about (unsealed, so the owner is asked), then
+/// build.sh changed before the answer.
+async fn build_asked_then_changed() -> (World, Arc<Chat>, protocol::PermissionRequested) {
     let w = world(false, Duration::from_secs(5));
     let script = w.work.join("build.sh");
     std::fs::write(&script, "echo first > out.txt\n").unwrap();
@@ -436,6 +437,12 @@ async fn a_script_changed_after_the_owner_said_yes_is_asked_again() {
     chat.post("Run the build").await.unwrap();
     let first = asks(&until(&chat, asked).await).remove(0);
     std::fs::write(&script, "echo second > out.txt\n").unwrap();
+    (w, chat, first)
+}
+
+#[tokio::test]
+async fn a_script_changed_after_the_owner_said_yes_is_asked_again() {
+    let (w, chat, first) = build_asked_then_changed().await;
     chat.answer(&first.ask, Answer::Once, "owner".into())
         .await
         .unwrap();
@@ -467,14 +474,7 @@ async fn a_script_changed_after_the_owner_said_yes_is_asked_again() {
 
 #[tokio::test]
 async fn a_changed_script_whose_tool_was_turned_off_meanwhile_is_refused_not_asked_again() {
-    let w = world(false, Duration::from_secs(5));
-    let script = w.work.join("build.sh");
-    std::fs::write(&script, "echo first > out.txt\n").unwrap();
-    w.engine.push(vec![command("c1", "bash build.sh")]);
-    let chat = w.chat().await;
-    chat.post("Run the build").await.unwrap();
-    let first = asks(&until(&chat, asked).await).remove(0);
-    std::fs::write(&script, "echo second > out.txt\n").unwrap();
+    let (w, chat, first) = build_asked_then_changed().await;
     w.chats
         .switches()
         .set_policy("run_command", guard::Policy::Off);
