@@ -64,10 +64,9 @@ impl Default for GuardConfig {
 impl GuardConfig {
     /// The usual: checking on, Conch's folder and the person's keys protected.
     pub fn usual(home: &Home) -> GuardConfig {
-        let person = std::env::var("HOME").ok();
         GuardConfig {
             check_after_reading: true,
-            protected: guard::Protected::usual(person.as_deref(), &home.root().to_string_lossy()),
+            protected: tools::protected::here(home.root()),
             owner_name: "the owner".to_owned(),
             switches: None,
             review: Default::default(),

@@ -14,6 +14,7 @@
 pub mod address;
 mod decide;
 mod hold;
+pub mod keys;
 mod mark;
 mod policy;
 mod protect;
@@ -23,8 +24,9 @@ pub mod words;
 
 pub use decide::{decide, Call, Decision, Settings};
 pub use hold::{off_list, on_list};
+pub use keys::{places as key_places, KeyPlace, Place, Root, KEY_PLACES};
 pub use mark::mark_for;
 pub use policy::Policy;
-pub use protect::{reaches_for_powers, Protected, KEY_PLACES};
+pub use protect::{reaches_for_powers, Protected, Why};
 pub use provenance::{provenance, Read};
 pub use rules::Rule;

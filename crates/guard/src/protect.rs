@@ -8,34 +8,11 @@
 
 use protocol::Action;
 
-/// Where keys live, under the person's home folder: file tools never touch
-/// these.
-pub const KEY_PLACES: &[&str] = &[
-    ".ssh",
-    ".gnupg",
-    ".aws",
-    ".azure",
-    ".config/gcloud",
-    ".kube",
-    ".docker/config.json",
-    ".netrc",
-    ".git-credentials",
-    ".config/gh",
-    ".password-store",
-    ".local/share/keyrings",
-    ".config/op",
-    ".config/Bitwarden",
-];
+use crate::keys::{self, Place};
 
 /// Whether `path` (resolved) is one of `protected` or inside one.
 pub fn is_protected(path: &str, protected: &[String]) -> bool {
-    protected.iter().any(|p| {
-        let p = p.trim_end_matches('/');
-        !p.is_empty()
-            && path
-                .strip_prefix(p)
-                .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
-    })
+    protected.iter().any(|p| Place::exact(p, "").covers(path))
 }
 
 fn paths(action: &Action) -> Vec<&str> {
@@ -64,15 +41,35 @@ pub struct Protected {
     /// Other spellings of Conch's folder a command might use (`~/.conch`,
     /// `$CONCH_HOME`).
     pub conch_spellings: Vec<String>,
-    /// Where the person's keys live (see [`KEY_PLACES`]): file tools never
-    /// touch them. Commands may (ssh, gpg and git use them every day).
-    pub keys: Vec<String>,
+    /// Where the person's keys live (the shared list, [`keys::KEY_PLACES`]):
+    /// file tools never touch them, and walks skip them. Commands may (ssh,
+    /// gpg and git use them every day); the box hides them.
+    pub keys: Vec<Place>,
+}
+
+/// What a protected path is, for the sentence that refuses it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Why {
+    /// Conch's own folder.
+    Conch,
+    /// A place where keys live, and what is kept there.
+    Keys(&'static str),
 }
 
 impl Protected {
     /// The usual protection for a person whose home folder is `home` and
-    /// whose Conch folder is `conch`.
+    /// whose Conch folder is `conch`, with no variables moving key places.
     pub fn usual(home: Option<&str>, conch: &str) -> Protected {
+        Protected::usual_with(home, conch, &|_| None)
+    }
+
+    /// The usual protection, with the variables that move key places
+    /// (`XDG_CONFIG_HOME`, `GNUPGHOME`, `KUBECONFIG`…) read through `var`.
+    pub fn usual_with(
+        home: Option<&str>,
+        conch: &str,
+        var: &dyn Fn(&str) -> Option<String>,
+    ) -> Protected {
         let mut spellings = vec![
             "~/.conch".to_owned(),
             "$CONCH_HOME".to_owned(),
@@ -86,12 +83,77 @@ impl Protected {
             }
         }
         Protected {
-            conch_home: vec![conch.to_owned()],
+            conch_home: vec![conch.trim_end_matches('/').to_owned()],
             conch_spellings: spellings,
-            keys: home
-                .map(|h| KEY_PLACES.iter().map(|k| format!("{h}/{k}")).collect())
-                .unwrap_or_default(),
+            keys: keys::places(home, var),
         }
+    }
+
+    /// Adds the real path of every place that has a different one (a key
+    /// folder that is itself a link), as `real` reports it.
+    pub fn with_real_paths(mut self, real: &dyn Fn(&str) -> Option<String>) -> Protected {
+        let mut homes = Vec::new();
+        for home in &self.conch_home {
+            if let Some(r) = real(home).filter(|r| r != home && !self.conch_home.contains(r)) {
+                homes.push(r);
+            }
+        }
+        self.conch_home.extend(homes);
+        let mut more = Vec::new();
+        for place in &self.keys {
+            if let Some(r) = real(&place.path).filter(|r| *r != place.path) {
+                let moved = Place {
+                    path: r,
+                    prefix: place.prefix.clone(),
+                    what: place.what,
+                };
+                if !self.keys.contains(&moved) && !more.contains(&moved) {
+                    more.push(moved);
+                }
+            }
+        }
+        self.keys.extend(more);
+        self
+    }
+
+    /// Why `path` (absolute, resolved) is protected, if it is.
+    pub fn why(&self, path: &str) -> Option<Why> {
+        if is_protected(path, &self.conch_home) {
+            return Some(Why::Conch);
+        }
+        self.keys
+            .iter()
+            .find(|p| p.covers(path))
+            .map(|p| Why::Keys(p.what))
+    }
+
+    pub fn protects(&self, path: &str) -> bool {
+        self.why(path).is_some()
+    }
+
+    /// Only the places a walk that starts at `root` (resolved) could meet:
+    /// checking each entry of a walk against these is all a walk needs.
+    pub fn under(&self, root: &str) -> Protected {
+        Protected {
+            conch_home: self
+                .conch_home
+                .iter()
+                .filter(|c| Place::exact(c, "").is_under(root))
+                .cloned()
+                .collect(),
+            conch_spellings: Vec::new(),
+            keys: self
+                .keys
+                .iter()
+                .filter(|p| p.is_under(root))
+                .cloned()
+                .collect(),
+        }
+    }
+
+    /// Whether nothing is protected (a walk needs no checks).
+    pub fn is_empty(&self) -> bool {
+        self.conch_home.is_empty() && self.keys.is_empty()
     }
 
     pub fn touched_by(&self, action: &Action) -> bool {
@@ -99,9 +161,7 @@ impl Protected {
             Action::Command { command, .. } => {
                 command_names(command, &self.conch_home, &self.conch_spellings)
             }
-            other => paths(other)
-                .iter()
-                .any(|p| is_protected(p, &self.conch_home) || is_protected(p, &self.keys)),
+            other => paths(other).iter().any(|p| self.protects(p)),
         }
     }
 }

@@ -11,6 +11,7 @@ mod fetch;
 mod files;
 pub mod html;
 pub mod paths;
+pub mod protected;
 mod search;
 pub use protocol::shell;
 mod spec;

@@ -1,0 +1,26 @@
+//! The guard's protected places for this computer: the shared list of
+//! places where keys live, made absolute for this person from their home
+//! folder and the variables that move those places, plus the real path of
+//! each one that is itself a link. The list is the guard's; this is only
+//! the reading of the environment it needs.
+
+use std::path::Path;
+
+use crate::paths::resolve;
+
+/// What is protected here, for a Conch whose folder is `conch_root`.
+pub fn here(conch_root: &Path) -> guard::Protected {
+    let home = std::env::var("HOME").ok();
+    let var = |name: &str| std::env::var(name).ok();
+    let conch = resolve(Path::new("/"), &conch_root.to_string_lossy())
+        .unwrap_or_else(|_| conch_root.to_path_buf());
+    guard::Protected::usual_with(home.as_deref(), &conch.to_string_lossy(), &var)
+        .with_real_paths(&real)
+}
+
+/// A place's real path, following every link in it.
+pub fn real(path: &str) -> Option<String> {
+    resolve(Path::new("/"), path)
+        .ok()
+        .map(|p| p.to_string_lossy().into_owned())
+}
