@@ -40,7 +40,7 @@ pub struct ChatsConfig {
 #[derive(Debug, Clone)]
 pub struct GuardConfig {
     pub check_after_reading: bool,
-    pub protected: guard::Protected,
+    pub protected: Arc<guard::Protected>,
     pub owner_name: String,
     /// Safety, switched live by Settings; absent: made from
     /// `check_after_reading`, all else on.
@@ -53,7 +53,7 @@ impl Default for GuardConfig {
     fn default() -> Self {
         GuardConfig {
             check_after_reading: true,
-            protected: guard::Protected::default(),
+            protected: Default::default(),
             owner_name: "the owner".to_owned(),
             switches: None,
             review: Default::default(),
@@ -66,7 +66,7 @@ impl GuardConfig {
     pub fn usual(home: &Home) -> GuardConfig {
         GuardConfig {
             check_after_reading: true,
-            protected: tools::protected::here(home.root()),
+            protected: Arc::new(tools::protected::here(home.root())),
             owner_name: "the owner".to_owned(),
             switches: None,
             review: Default::default(),

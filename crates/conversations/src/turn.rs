@@ -204,6 +204,7 @@ async fn one_call(
     let ctx = RunContext {
         work: chat.work.clone(),
         cancel: cancel.clone(),
+        protected: chat.policies.protected.clone(),
     };
     let outcome = match &action {
         Action::Delegate { task } => crate::helper::run(chat, task, cancel).await,

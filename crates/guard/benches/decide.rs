@@ -164,7 +164,8 @@ fn main() {
     assert_eq!(view.marks.len(), 100);
     assert_eq!(view.always.len(), 50);
     let mut settings = Settings::new(Mode::Edits);
-    settings.protected = Protected::usual(Some("/home/ada"), "/home/ada/.conch");
+    settings.protected =
+        std::sync::Arc::new(Protected::usual(Some("/home/ada"), "/home/ada/.conch"));
     let actions = [
         (
             "command",

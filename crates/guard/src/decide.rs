@@ -24,7 +24,7 @@ pub struct Settings {
     pub policies: BTreeMap<String, Policy>,
     /// Safety → "Check before acting on what it read".
     pub check_after_reading: bool,
-    pub protected: Protected,
+    pub protected: std::sync::Arc<Protected>,
     /// Who the owner is, in "I've asked Ada to OK it."
     pub owner_name: String,
     /// Each skill's list as it is now, for holds recorded without one.
@@ -37,7 +37,7 @@ impl Settings {
             mode,
             policies: BTreeMap::new(),
             check_after_reading: true,
-            protected: Protected::default(),
+            protected: Default::default(),
             owner_name: "the owner".to_owned(),
             skill_lists: BTreeMap::new(),
         }

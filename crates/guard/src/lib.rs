@@ -20,6 +20,7 @@ mod policy;
 mod protect;
 mod provenance;
 mod rules;
+mod walk;
 pub mod words;
 
 pub use decide::{decide, Call, Decision, Settings};
@@ -30,3 +31,4 @@ pub use policy::Policy;
 pub use protect::{reaches_for_powers, Protected, Why};
 pub use provenance::{provenance, Read};
 pub use rules::Rule;
+pub use walk::Walk;

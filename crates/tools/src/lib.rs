@@ -104,10 +104,10 @@ impl ToolBox for Tools {
             };
             match (call.name.as_str(), action) {
                 ("read_file", Action::LookAround { .. }) => {
-                    files::read_file(&path(action).unwrap_or_default())
+                    files::read_file(&path(action).unwrap_or_default(), &ctx.protected)
                 }
                 ("list_files", Action::LookAround { .. }) => {
-                    files::list_files(&path(action).unwrap_or_default())
+                    files::list_files(&path(action).unwrap_or_default(), &ctx.protected)
                 }
                 ("search_files", Action::LookAround { .. }) => {
                     match input::<SearchInput>(call, TAKES_SEARCH) {
@@ -115,19 +115,20 @@ impl ToolBox for Tools {
                             &i.pattern,
                             &path(action).unwrap_or_default(),
                             &ctx.work,
+                            &ctx.protected,
                         ),
                         Err(e) => Outcome::failed(e),
                     }
                 }
                 ("write_file", Action::FileChange { path, .. }) => {
                     match input::<WriteInput>(call, TAKES_WRITE) {
-                        Ok(i) => files::write_file(Path::new(path), &i.content),
+                        Ok(i) => files::write_file(Path::new(path), &i.content, &ctx.protected),
                         Err(e) => Outcome::failed(e),
                     }
                 }
                 ("edit_file", Action::FileChange { path, .. }) => {
                     match input::<EditInput>(call, TAKES_EDIT) {
-                        Ok(i) => files::edit_file(Path::new(path), &i.old, &i.new),
+                        Ok(i) => files::edit_file(Path::new(path), &i.old, &i.new, &ctx.protected),
                         Err(e) => Outcome::failed(e),
                     }
                 }

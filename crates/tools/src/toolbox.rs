@@ -80,6 +80,9 @@ pub struct RunContext {
     /// The chat's work folder, resolved.
     pub work: PathBuf,
     pub cancel: Cancel,
+    /// What no tool touches: checked again on every path a tool opens and
+    /// every entry a walk visits.
+    pub protected: Arc<guard::Protected>,
 }
 
 pub trait ToolBox: Send + Sync {

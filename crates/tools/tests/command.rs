@@ -28,6 +28,7 @@ async fn run(t: &Tools, work: &std::path::Path, command: &str, cancel: Cancel) -
     let ctx = RunContext {
         work: work.to_path_buf(),
         cancel,
+        protected: Default::default(),
     };
     t.run(&call, &action, &ctx).await
 }

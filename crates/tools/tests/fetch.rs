@@ -66,6 +66,7 @@ async fn fetch(t: &Tools, url: &str, cancel: Cancel) -> tools::Outcome {
     let ctx = RunContext {
         work: "/".into(),
         cancel,
+        protected: Default::default(),
     };
     t.run(&call, &action, &ctx).await
 }

@@ -52,6 +52,7 @@ async fn run(w: &World, input: serde_json::Value, cancel: Cancel) -> (Action, to
     let ctx = RunContext {
         work: w.work.clone(),
         cancel,
+        protected: Default::default(),
     };
     let out = w.tools.run(&call, &action, &ctx).await;
     (action, out)

@@ -329,7 +329,8 @@ fn run(rows: Vec<Row>) {
         let mut settings = Settings::new(r.mode);
         settings.check_after_reading = r.check;
         settings.policies.insert(tool.to_owned(), r.policy);
-        settings.protected = Protected::usual(Some("/home/ada"), "/home/ada/.conch");
+        settings.protected =
+            std::sync::Arc::new(Protected::usual(Some("/home/ada"), "/home/ada/.conch"));
         let chat = fold(&r.chat);
         let got = decide(
             Call {
