@@ -1,6 +1,6 @@
 //! What marks a chat: after a call, whether what came back was from outside.
 
-use protocol::{is_download, Action, MarkSource};
+use protocol::{download_host, is_download, Action, MarkSource};
 use serde_json::Value;
 
 use crate::address;
@@ -19,10 +19,7 @@ pub fn mark_for(action: &Action, detail: Option<&Value>) -> Option<(MarkSource, 
         }
         Action::Search { .. } => Some((MarkSource::Search, "web search".to_owned())),
         Action::Command { command, .. } if is_download(command) => {
-            let host = command
-                .split_whitespace()
-                .find_map(|w| address::host(w.trim_matches(|c| c == '"' || c == '\'')))
-                .unwrap_or_else(|| "the web".to_owned());
+            let host = download_host(command).unwrap_or_else(|| "the web".to_owned());
             Some((MarkSource::Download, host))
         }
         Action::Integration { tool, .. } => Some((MarkSource::Integration, tool.clone())),

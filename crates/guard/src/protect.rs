@@ -6,6 +6,7 @@
 //! scripts it writes first). Sealed commands can't read the protected paths
 //! at all; unsealed ones can, and the documentation says so.
 
+use protocol::shell::{self, Context, Simple, Word};
 use protocol::Action;
 
 use crate::keys::{self, Place};
@@ -41,6 +42,8 @@ pub struct Protected {
     /// Other spellings of Conch's folder a command might use (`~/.conch`,
     /// `$CONCH_HOME`).
     pub conch_spellings: Vec<String>,
+    /// The person's home folder, for `~` and `$HOME` in commands.
+    pub person_home: Option<String>,
     /// Where the person's keys live (the shared list, [`keys::KEY_PLACES`]):
     /// file tools never touch them, and walks skip them. Commands may (ssh,
     /// gpg and git use them every day); the box hides them.
@@ -85,6 +88,7 @@ impl Protected {
         Protected {
             conch_home: vec![conch.trim_end_matches('/').to_owned()],
             conch_spellings: spellings,
+            person_home: home.map(str::to_owned),
             keys: keys::places(home, var),
         }
     }
@@ -142,6 +146,7 @@ impl Protected {
                 .cloned()
                 .collect(),
             conch_spellings: Vec::new(),
+            person_home: self.person_home.clone(),
             keys: self
                 .keys
                 .iter()
@@ -149,6 +154,35 @@ impl Protected {
                 .cloned()
                 .collect(),
         }
+    }
+
+    /// The context commands are read in: the person's home folder.
+    pub fn context(&self) -> Context<'_> {
+        Context {
+            home: self.person_home.as_deref(),
+        }
+    }
+
+    /// Whether a word of the command, as the shell will make it, is in
+    /// Conch's own folder (`~/.co''nch`, `$HOME/.conch`, a pattern that
+    /// could be it).
+    fn command_words_name_conch(&self, command: &str) -> bool {
+        if self.conch_home.is_empty() {
+            return false;
+        }
+        let reading = shell::read(command, &self.context());
+        let named = reading.all_words().any(|w| {
+            let text = w.text.trim_end_matches('/');
+            self.conch_home.iter().any(|home| {
+                let home = home.trim_end_matches('/');
+                !home.is_empty()
+                    && (text.contains(home)
+                        || w.glob
+                            .as_deref()
+                            .is_some_and(|g| shell::could_start_with(g, home)))
+            })
+        });
+        named
     }
 
     /// Whether nothing is protected (a walk needs no checks).
@@ -160,6 +194,7 @@ impl Protected {
         match action {
             Action::Command { command, .. } => {
                 command_names(command, &self.conch_home, &self.conch_spellings)
+                    || self.command_words_name_conch(command)
             }
             other => paths(other).iter().any(|p| self.protects(p)),
         }
@@ -167,50 +202,66 @@ impl Protected {
 }
 
 /// Whether a command reaches for Conch's own powers: `conch keys …` or
-/// `conch skills sign|trust|forget|key`, however the binary is spelled (a
-/// path, `./conch`, `cargo run … --`, behind `env` or `sudo`, in quotes).
+/// `conch skills sign|trust|forget|key`, read from the words the shell will
+/// make (quotes, escapes, braces and patterns included), with Conch's
+/// global options anywhere (`conch skills --home X key`), however the binary
+/// is spelled (a path, `./conch`, a computed name, behind wrappers), and
+/// when it runs from its source (`cargo run … -- keys …`).
 pub fn reaches_for_powers(command: &str) -> bool {
-    let words: Vec<&str> = command
-        .split(|c: char| {
-            c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')' | '`' | '"' | '\'' | '$')
-        })
-        .filter(|w| !w.is_empty())
-        .collect();
-    for (i, word) in words.iter().enumerate() {
-        let program = word.rsplit('/').next().unwrap_or(word);
-        let is_conch = program == "conch";
-        // `cargo run … --` runs the workspace's binary: what follows `--` is
-        // its arguments.
-        let is_cargo_run = program == "cargo" && words.get(i + 1) == Some(&"run");
-        let rest: &[&str] = if is_conch {
-            &words[i + 1..]
-        } else if is_cargo_run {
-            match words[i..].iter().position(|w| *w == "--") {
-                Some(at) => &words[i + at + 1..],
-                None => continue,
+    let reading = shell::read(command, &Context::default());
+    reading.simples.iter().any(simple_reaches)
+}
+
+fn simple_reaches(simple: &Simple) -> bool {
+    let chain = simple.candidates();
+    let Some(last) = simple.program_index() else {
+        return false;
+    };
+    // Every candidate's arguments start after the last candidate when the
+    // chain is definite; a pattern that could be a wrapper is judged both
+    // ways.
+    let first = last + 1 - chain.len();
+    chain.iter().enumerate().any(|(k, program)| {
+        let args = &simple.words[(first + k + 1).min(simple.words.len())..];
+        if program.computed || program.could_be("conch") {
+            return conch_args_reach(args);
+        }
+        if program.could_be("cargo") {
+            let runs = args
+                .iter()
+                .find(|a| !a.text.starts_with('-') && !a.text.starts_with('+'))
+                .is_some_and(|a| a.could_be("run") || a.could_be("r"));
+            if let (true, Some(at)) = (runs, args.iter().position(|a| a.text == "--")) {
+                return conch_args_reach(&args[at + 1..]);
             }
-        } else {
+        }
+        false
+    })
+}
+
+/// Whether Conch's arguments name a power, options anywhere.
+fn conch_args_reach(args: &[Word]) -> bool {
+    let mut positional: Vec<&Word> = Vec::new();
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        if a.text == "--home" {
+            i += 2;
             continue;
-        };
-        let mut args = rest.iter().copied().peekable();
-        // Global options like `--home DIR` come first.
-        while let Some(&a) = args.peek() {
-            if a == "--home" {
-                args.next();
-                args.next();
-            } else if a.starts_with('-') {
-                args.next();
-            } else {
-                break;
-            }
         }
-        match (args.next(), args.next()) {
-            (Some("keys"), _) => return true,
-            (Some("skills"), Some("sign" | "trust" | "forget" | "key")) => return true,
-            _ => {}
+        if a.text.starts_with('-') && !a.computed {
+            i += 1;
+            continue;
         }
+        positional.push(a);
+        i += 1;
     }
-    false
+    // A word only known when it runs could be any of them.
+    let could = |w: Option<&&Word>, names: &[&str]| {
+        w.is_some_and(|w| w.computed || names.iter().any(|n| w.could_be(n)))
+    };
+    could(positional.first(), &["keys"])
+        || (could(positional.first(), &["skills"])
+            && could(positional.get(1), &["sign", "trust", "forget", "key"]))
 }
 
 #[cfg(test)]
@@ -235,6 +286,26 @@ mod tests {
             "echo hi && conch keys create w",
             "sh -c 'conch keys create v'",
             "\"$(which conch)\" keys list",
+            // Each spelling below is one the words as written used to miss.
+            "conch skills --home X key",
+            "conch skills --json key --new",
+            "co''nch keys list",
+            "$'\\x63onch' keys list",
+            "\\conch keys list",
+            "c?nch keys create a",
+            "/usr/local/bin/co*h keys create a",
+            "{conch,keys} list",
+            "conch k''eys list",
+            "conch {skills,sign} .",
+            "cargo r -- keys list",
+            "cargo +nightly run -- keys list",
+            "cargo run --bin conch -- skills --home h trust K",
+            "bash -c 'co\"\"nch keys list'",
+            "eval conch keys list",
+            "find . -maxdepth 0 -exec conch keys list \\;",
+            "\"$C\" keys list",
+            "conch \"$(echo keys)\" create a",
+            "n?hup conch keys create a",
         ] {
             assert!(reaches_for_powers(yes), "{yes}");
         }
@@ -247,6 +318,11 @@ mod tests {
             "echo conch",
             "grep keys conch.log",
             "ssh-keygen -t ed25519",
+            "conch keysmith",
+            "git log --grep 'conch keys'",
+            "conch --home h skills list",
+            "cargo run -- serve",
+            "cargo test keys",
         ] {
             assert!(!reaches_for_powers(no), "{no}");
         }
@@ -273,6 +349,16 @@ mod tests {
         assert!(p.touched_by(&cmd("ls $CONCH_HOME")));
         assert!(p.touched_by(&cmd("tar czf x.tgz $HOME/.conch")));
         assert!(!p.touched_by(&cmd("ls ~/projects")));
+        for spelling in [
+            "cat ~/.co''nch/owner.json",
+            "cat \"$HOME\"/.conch/owner.json",
+            "cat /home/ada/.c*/owner.json",
+            "ls /home/ada/.con?h",
+            "cat $'/home/ada/.\\x63onch/owner.json'",
+            "tar czf x.tgz /home/ada/{.conch,notes}",
+        ] {
+            assert!(p.touched_by(&cmd(spelling)), "{spelling}");
+        }
         assert!(
             !p.touched_by(&cmd("ssh-add ~/.ssh/id_ed25519")),
             "commands may use the person's keys"

@@ -62,6 +62,35 @@ fn at(p: &[char], n: &[char]) -> bool {
     p[pi..].iter().all(|c| *c == '*')
 }
 
+/// Whether some name the pattern matches begins with `prefix`: a pattern
+/// that could reach into a folder.
+pub fn could_start_with(pattern: &str, prefix: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let n: Vec<char> = prefix.chars().collect();
+    starts(&p, &n, 0)
+}
+
+fn starts(p: &[char], n: &[char], depth: usize) -> bool {
+    if n.is_empty() {
+        return true;
+    }
+    if depth > 256 {
+        return true;
+    }
+    match p.first() {
+        None => false,
+        Some('*') => (0..=n.len()).any(|k| starts(&p[1..], &n[k..], depth + 1)),
+        Some('?') => starts(&p[1..], &n[1..], depth + 1),
+        Some('[') => match class(p, n[0]) {
+            Some((true, len)) => starts(&p[len..], &n[1..], depth + 1),
+            Some((false, _)) => false,
+            None => n[0] == '[' && starts(&p[1..], &n[1..], depth + 1),
+        },
+        Some('\\') if p.len() > 1 => p[1] == n[0] && starts(&p[2..], &n[1..], depth + 1),
+        Some(c) => *c == n[0] && starts(&p[1..], &n[1..], depth + 1),
+    }
+}
+
 /// A bracket expression at the start of `p`: whether `c` is in it, and its
 /// length; None when it isn't closed (then `[` is a plain character).
 fn class(p: &[char], c: char) -> Option<(bool, usize)> {
@@ -102,6 +131,16 @@ fn class(p: &[char], c: char) -> Option<(bool, usize)> {
 #[cfg(test)]
 mod tests {
     use super::matches;
+
+    #[test]
+    fn prefixes() {
+        use super::could_start_with;
+        assert!(could_start_with("/home/ada/.c*", "/home/ada/.conch"));
+        assert!(could_start_with("/home/*/.conch/x", "/home/ada/.conch"));
+        assert!(could_start_with("/h?me/ada/.co[n]ch", "/home/ada/.conch"));
+        assert!(!could_start_with("/home/ada/.d*", "/home/ada/.conch"));
+        assert!(could_start_with("/*", "/home/ada/.conch"));
+    }
 
     #[test]
     fn shapes() {

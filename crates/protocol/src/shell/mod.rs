@@ -22,6 +22,7 @@ mod parse;
 mod program;
 mod word;
 
+pub use glob::{could_start_with, matches as glob_matches};
 pub use program::is_assignment;
 pub use word::{Context, Word};
 
