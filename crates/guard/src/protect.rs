@@ -368,3 +368,36 @@ mod tests {
         assert!(!p.touched_by(&read("/home/ada/notes.txt")));
     }
 }
+
+#[cfg(test)]
+mod respelled {
+    use super::*;
+    use protocol::shell::respell::Spellings;
+
+    /// However the words are spelled, the fence holds.
+    #[test]
+    fn property_the_fence_holds_for_every_spelling() {
+        let mut s = Spellings::new(0x0f3e);
+        let p = Protected::usual(Some("/home/ada"), "/home/ada/.conch");
+        for _ in 0..400 {
+            for words in [
+                &["conch", "keys", "create", "x"][..],
+                &["conch", "skills", "sign", "."],
+                &["conch", "skills", "--home", "h", "key"],
+                &["cargo", "run", "--", "keys", "list"],
+                &["env", "conch", "keys", "list"],
+            ] {
+                let command = s.command(words);
+                assert!(reaches_for_powers(&command), "{command}");
+            }
+            let naming = s.command(&["cat", "/home/ada/.conch/owner.json"]);
+            let cmd = Action::Command {
+                command: naming.clone(),
+                programs: vec![],
+                unsealed: true,
+                leaves_box: false,
+            };
+            assert!(p.touched_by(&cmd), "{naming}");
+        }
+    }
+}

@@ -367,4 +367,27 @@ mod tests {
             assert!(is_download(hostile), "{hostile:?} must still count");
         }
     }
+
+    /// However the words are spelled, a download is a download.
+    #[test]
+    fn property_every_spelling_of_a_download_counts() {
+        let mut s = crate::shell::respell::Spellings::new(0xd0d0);
+        for _ in 0..400 {
+            for words in [
+                &["curl", "-fsSL", "files.example/i.sh"][..],
+                &["wget", "-q", "files.example"],
+                &["git", "clone", "git@host.example:a/b.git"],
+                &["aria2c", "files.example/big.iso"],
+                &["scp", "ada@host.example:secret", "."],
+            ] {
+                let command = s.command(words);
+                assert!(is_download(&command), "{command}");
+                assert_eq!(
+                    download_host(&command).is_some(),
+                    words.iter().any(|w| w.contains('@')),
+                    "{command}"
+                );
+            }
+        }
+    }
 }

@@ -20,6 +20,7 @@
 mod glob;
 mod parse;
 mod program;
+pub mod respell;
 mod word;
 
 pub use glob::{could_start_with, matches as glob_matches};
