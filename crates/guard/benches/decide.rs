@@ -183,6 +183,7 @@ fn main() {
             Action::FileChange {
                 path: "/etc/hosts".into(),
                 inside: false,
+                runs_later: None,
             },
         ),
         (

@@ -207,6 +207,20 @@ pub fn decide(call: Call<'_>, chat: &ChatView, settings: &Settings) -> Decision 
         _ => {}
     }
 
+    // What runs later by itself is a change a person should see, in every
+    // mode, each time.
+    if let Action::FileChange {
+        runs_later: Some(_),
+        ..
+    } = call.action
+    {
+        reasons.push(Reason {
+            rule: Rule::RunsLater,
+            offers: None,
+            satisfied_by: Vec::new(),
+        });
+    }
+
     // Check before acting on what it read (ADR 0028 §1 and its updates).
     let mut note = None;
     let mut told = None;

@@ -155,21 +155,24 @@ mod tests {
         assert!(!on_list(
             &Action::FileChange {
                 path: "/w/a".into(),
-                inside: true
+                inside: true,
+                runs_later: None,
             },
             &weekly
         ));
         assert!(on_list(
             &Action::FileChange {
                 path: "/w/a".into(),
-                inside: true
+                inside: true,
+                runs_later: None,
             },
             &list(&[], FileAccess::Write, WebAccess::Read, &[])
         ));
         assert!(!on_list(
             &Action::FileChange {
                 path: "/etc/x".into(),
-                inside: false
+                inside: false,
+                runs_later: None,
             },
             &list(&["*"], FileAccess::Write, WebAccess::Send, &["*"])
         ));

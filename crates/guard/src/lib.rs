@@ -20,6 +20,7 @@ mod policy;
 mod protect;
 mod provenance;
 mod rules;
+pub mod runs_later;
 mod walk;
 pub mod words;
 

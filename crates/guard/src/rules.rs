@@ -41,6 +41,10 @@ pub enum Rule {
     ProtectedPower,
     /// The call isn't on every held skill's list.
     HoldOffList,
+    /// A file change where what is written runs later by itself (a git
+    /// hook, CI, a start-up file, `package.json`'s scripts): asked in every
+    /// mode, with no "always".
+    RunsLater,
 }
 
 impl Rule {
@@ -64,10 +68,12 @@ impl Rule {
             Rule::ProtectedPath => "protected.path",
             Rule::ProtectedPower => "protected.power",
             Rule::HoldOffList => "hold.off-list",
+            Rule::RunsLater => "runs-later.file",
         }
     }
 
-    pub const ALL: [Rule; 18] = [
+    pub const ALL: [Rule; 19] = [
+        Rule::RunsLater,
         Rule::HoldOffList,
         Rule::ModeAskCommand,
         Rule::ModeAskEdit,

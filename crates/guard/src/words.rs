@@ -15,13 +15,22 @@ pub fn question(tool: &str, action: &Action) -> String {
             };
             format!("Can I run this command?{how}\n\n{command}")
         }
-        Action::FileChange { path, inside } => {
+        Action::FileChange {
+            path,
+            inside,
+            runs_later,
+        } => {
             let place = if *inside {
                 "in the work folder"
             } else {
                 "outside the work folder"
             };
-            format!("Can I change {path} ({place})?")
+            match runs_later {
+                Some(why) => format!(
+                    "Can I change {path} ({place})? It's {why}: what is written there runs later by itself."
+                ),
+                None => format!("Can I change {path} ({place})?"),
+            }
         }
         Action::Integration { tool, .. } => format!("Can I use {tool}?"),
         Action::FetchSends { url, .. } => format!("Can I send a request to {url}?"),

@@ -11,7 +11,15 @@ pub enum Action {
     LookAround { paths: Vec<String> },
     /// Writing or editing a file. `path` is resolved (symlinks, `..`);
     /// `inside` says whether it is in the chat's work folder.
-    FileChange { path: String, inside: bool },
+    FileChange {
+        path: String,
+        inside: bool,
+        /// Why what is written here runs later by itself (a git hook, CI,
+        /// a shell's start-up file, `package.json`'s scripts), when it does:
+        /// such a change asks in every mode.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        runs_later: Option<String>,
+    },
     /// A shell command, with the programs it runs (first word of each part,
     /// after wrappers like `env` or `sudo`). `unsealed` when it would run with
     /// the person's full access rather than in the box.

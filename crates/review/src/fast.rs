@@ -152,7 +152,8 @@ mod tests {
         assert!(!fast_path(&leaving));
         assert!(!fast_path(&Action::FileChange {
             path: "/w/x".into(),
-            inside: false
+            inside: false,
+            runs_later: None,
         }));
     }
 }

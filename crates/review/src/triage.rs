@@ -105,6 +105,7 @@ mod tests {
         let outside = Action::FileChange {
             path: "/home/a/notes.md".into(),
             inside: false,
+            runs_later: None,
         };
         assert_eq!(
             triage(&outside, &ask(vec![Rule::ModeEditsOutside])),

@@ -135,14 +135,17 @@ impl Classifier {
                 })
             }
             "write_file" | "edit_file" => {
-                let path = if call.name == "write_file" {
-                    input::<WriteInput>(call, TAKES_WRITE)?.path
+                let (path, change) = if call.name == "write_file" {
+                    let i = input::<WriteInput>(call, TAKES_WRITE)?;
+                    (i.path, crate::runs_later::Change::Write(i.content))
                 } else {
-                    input::<EditInput>(call, TAKES_EDIT)?.path
+                    let i = input::<EditInput>(call, TAKES_EDIT)?;
+                    (i.path, crate::runs_later::Change::Edit(i.old, i.new))
                 };
                 let path = resolved(&path)?;
                 Ok(Action::FileChange {
                     inside: is_inside(&path, &work),
+                    runs_later: crate::runs_later::runs_later(&path, &change),
                     path: path.to_string_lossy().into_owned(),
                 })
             }
@@ -212,7 +215,8 @@ mod tests {
             got("write_file", json!({"path": "../x", "content": ""})).unwrap(),
             Action::FileChange {
                 path: work.parent().unwrap().join("x").to_string_lossy().into(),
-                inside: false
+                inside: false,
+                runs_later: None,
             }
         );
         assert!(matches!(

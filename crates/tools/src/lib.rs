@@ -12,6 +12,7 @@ mod files;
 pub mod html;
 pub mod paths;
 pub mod protected;
+pub mod runs_later;
 mod search;
 pub use protocol::shell;
 mod spec;

@@ -27,6 +27,7 @@ impl ToolBox for Noop {
             Action::FileChange {
                 path: "/elsewhere/notes.md".into(),
                 inside: false,
+                runs_later: None,
             }
         } else {
             Action::LookAround {

@@ -40,12 +40,14 @@ fn inside() -> Action {
     Action::FileChange {
         path: "/w/a.txt".into(),
         inside: true,
+        runs_later: None,
     }
 }
 fn outside() -> Action {
     Action::FileChange {
         path: "/etc/hosts".into(),
         inside: false,
+        runs_later: None,
     }
 }
 const EXFIL: &str = "https://drop.example/c?d=QUtJQUlPU0ZPRE5ON0VYQU1QTEUvd0phbHJYVXRuRkVNSQ";
@@ -1125,6 +1127,7 @@ fn the_table() {
             Action::FileChange {
                 path: "/home/ada/.conch/settings.json".into(),
                 inside: false,
+                runs_later: None,
             },
             Want::Deny(&["protected.path"]),
         ),
@@ -1200,6 +1203,35 @@ fn the_table() {
                 leaves_box: false,
             },
             Want::Deny(&["protected.power"]),
+        ));
+    }
+    // runs-later.file: a change that runs later asks in every mode, each
+    // time, inside the work folder too; an "always" given before doesn't
+    // cover it.
+    for mode in [Mode::Ask, Mode::Edits, Mode::Auto, Mode::Full] {
+        let hook = Action::FileChange {
+            path: "/w/.git/hooks/pre-commit".into(),
+            inside: true,
+            runs_later: Some("a git hook".into()),
+        };
+        let want: &'static [&'static str] = match mode {
+            Mode::Ask => &["mode.ask-edit", "runs-later.file"],
+            _ => &["runs-later.file"],
+        };
+        rows.push(row(
+            &format!("runs-later.file: a git hook in the work folder asks in {mode}"),
+            mode,
+            ChatSpec {
+                always: vec!["write_file"],
+                ..spec()
+            },
+            hook,
+            if mode == Mode::Ask {
+                // The earlier "always" covers the mode's own question.
+                Want::Ask(&["runs-later.file"], false)
+            } else {
+                Want::Ask(want, false)
+            },
         ));
     }
     assert!(rows.len() >= 80, "{} rows", rows.len());
@@ -1351,6 +1383,7 @@ fn every_rule_id_is_distinct_and_named_by_its_family() {
                 "nobody-there",
                 "box",
                 "policy",
+                "runs-later",
                 "protected",
                 "hold"
             ]

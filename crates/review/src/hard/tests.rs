@@ -8,6 +8,7 @@ fn write(path: &str) -> Action {
     Action::FileChange {
         path: path.to_owned(),
         inside: false,
+        runs_later: None,
     }
 }
 
