@@ -109,8 +109,7 @@ fn after_reading_rule(action: &Action, chat: &ChatView) -> Option<Rule> {
         Action::FileChange { inside: false, .. } => Some(Rule::AfterReadingOutsideWrite),
         Action::FetchSends { .. } => Some(Rule::AfterReadingDataFetch),
         Action::PageRead { url, .. } => {
-            let carries = address::could_carry_data(url).is_some();
-            (carries && !chat.owner_said(url)).then_some(Rule::AfterReadingDataFetch)
+            address::carries_data(url, chat).map(|_| Rule::AfterReadingDataFetch)
         }
         Action::Integration {
             read_only: false, ..

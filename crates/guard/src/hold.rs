@@ -8,7 +8,7 @@ use protocol::{Action, ChatView, FileAccess, Hold, SkillPermissions, WebAccess};
 use crate::address;
 
 /// Whether `action` is on one skill's list.
-pub fn on_list(action: &Action, list: &SkillPermissions) -> bool {
+pub fn on_list(action: &Action, list: &SkillPermissions, chat: &ChatView) -> bool {
     match action {
         Action::LookAround { .. } => list.files != FileAccess::None,
         Action::FileChange { inside: true, .. } => list.files == FileAccess::Write,
@@ -22,7 +22,7 @@ pub fn on_list(action: &Action, list: &SkillPermissions) -> bool {
         }
         Action::PageRead { url, .. } => match list.web {
             WebAccess::None => false,
-            WebAccess::Read => address::could_carry_data(url).is_none(),
+            WebAccess::Read => address::carries_data(url, chat).is_none(),
             WebAccess::Send => true,
         },
         Action::Search { .. } => list.web != WebAccess::None,
@@ -62,7 +62,7 @@ pub fn off_list<'a>(
     let usual = SkillPermissions::usual();
     chat.holds
         .iter()
-        .filter(|h| !on_list(action, list_of(h, now, &usual)))
+        .filter(|h| !on_list(action, list_of(h, now, &usual), chat))
         .collect()
 }
 
@@ -114,6 +114,10 @@ pub fn question_note(held: &[&Hold], chat: &ChatView, tool: &str, action: &Actio
 mod tests {
     use super::*;
 
+    fn on(action: &Action, list: &SkillPermissions) -> bool {
+        on_list(action, list, &ChatView::default())
+    }
+
     fn list(
         commands: &[&str],
         files: FileAccess,
@@ -141,18 +145,18 @@ mod tests {
     fn what_is_on_a_list() {
         let quick = list(&["git"], FileAccess::Read, WebAccess::Read, &[]);
         let weekly = SkillPermissions::usual();
-        assert!(on_list(&cmd(&["git"]), &quick));
-        assert!(!on_list(&cmd(&["git", "curl"]), &quick));
+        assert!(on(&cmd(&["git"]), &quick));
+        assert!(!on(&cmd(&["git", "curl"]), &quick));
         assert!(
-            !on_list(&cmd(&["git"]), &weekly),
+            !on(&cmd(&["git"]), &weekly),
             "the usual list has no commands"
         );
-        assert!(on_list(
+        assert!(on(
             &cmd(&["anything"]),
             &list(&["*"], FileAccess::Read, WebAccess::Read, &[])
         ));
-        assert!(on_list(&Action::LookAround { paths: vec![] }, &weekly));
-        assert!(!on_list(
+        assert!(on(&Action::LookAround { paths: vec![] }, &weekly));
+        assert!(!on(
             &Action::FileChange {
                 path: "/w/a".into(),
                 inside: true,
@@ -160,7 +164,7 @@ mod tests {
             },
             &weekly
         ));
-        assert!(on_list(
+        assert!(on(
             &Action::FileChange {
                 path: "/w/a".into(),
                 inside: true,
@@ -168,7 +172,7 @@ mod tests {
             },
             &list(&[], FileAccess::Write, WebAccess::Read, &[])
         ));
-        assert!(!on_list(
+        assert!(!on(
             &Action::FileChange {
                 path: "/etc/x".into(),
                 inside: false,
@@ -184,9 +188,9 @@ mod tests {
             url: "https://x.example/?d=QUtJQUlPU0ZPRE5ON0VYQU1QTEUvd0phbHJYVXRuRkVNSQ".into(),
             host: "x.example".into(),
         };
-        assert!(on_list(&page, &weekly));
-        assert!(!on_list(&exfil, &weekly), "read isn't send");
-        assert!(on_list(
+        assert!(on(&page, &weekly));
+        assert!(!on(&exfil, &weekly), "read isn't send");
+        assert!(on(
             &exfil,
             &list(&[], FileAccess::Read, WebAccess::Send, &[])
         ));
@@ -194,12 +198,12 @@ mod tests {
             tool: "mail.search".into(),
             read_only: true,
         };
-        assert!(!on_list(&mail, &weekly));
-        assert!(on_list(
+        assert!(!on(&mail, &weekly));
+        assert!(on(
             &mail,
             &list(&[], FileAccess::Read, WebAccess::Read, &["mail.*"])
         ));
-        assert!(!on_list(
+        assert!(!on(
             &Action::Integration {
                 tool: "mailer.send".into(),
                 read_only: false

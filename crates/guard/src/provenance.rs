@@ -39,6 +39,10 @@ fn parts(tool: &str, input: &Value, action: &Action) -> Vec<(String, &'static st
             let written = input.get("url").and_then(Value::as_str).unwrap_or(url);
             push(written.to_owned(), "address");
             push(host.clone(), "host");
+            // Each part on its own, so the card shows which were composed.
+            for part in address::parts_of(url) {
+                push(part, "address part");
+            }
         }
         Action::FileChange { path, .. } => {
             let written = input.get("path").and_then(Value::as_str).unwrap_or(path);

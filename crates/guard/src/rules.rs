@@ -15,7 +15,8 @@ pub enum Rule {
     AfterReadingCommand,
     /// Marked: a file change outside the work folder asks.
     AfterReadingOutsideWrite,
-    /// Marked: a fetch whose address could carry data asks.
+    /// Marked: a fetch of an address the model composed, saying more than
+    /// a small amount the chat never read or heard from the owner, asks.
     AfterReadingDataFetch,
     /// Marked: an integration tool that isn't read-only asks.
     AfterReadingIntegrationWrite,

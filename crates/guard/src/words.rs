@@ -82,7 +82,7 @@ pub fn step(tool: &str, action: &Action) -> String {
         Action::Command { .. } => "run a command".to_owned(),
         Action::FileChange { .. } => "change a file outside the work folder".to_owned(),
         Action::PageRead { host, .. } | Action::FetchSends { host, .. } => {
-            format!("open an address on {host} that could carry data out")
+            format!("open an address on {host} I put together, with parts this chat never read or heard from you")
         }
         Action::Integration { tool, .. } => format!("use {tool}"),
         _ => format!("use {tool}"),

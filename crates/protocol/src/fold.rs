@@ -158,6 +158,11 @@ pub struct ChatView {
     /// "word for word" checks; kept as 64-bit SipHash digests, so a long
     /// chat's fold allocates nothing per message.
     owner_words: HashSet<u64, BuildHasherDefault<Digested>>,
+    /// What the owner wrote and the chat read, in words: see [`Seen`].
+    pub seen: crate::seen::Seen,
+    /// The last few calls' outputs, until a mark says whether they were read
+    /// from outside.
+    outputs: std::collections::VecDeque<(u64, Box<str>)>,
     /// The most recent commands: (seq, call id, the command if it could be a
     /// download). A mark names a call that has just finished, so a short
     /// memory is enough; a mark whose call has been forgotten holds.
@@ -171,6 +176,9 @@ pub struct ChatView {
 }
 
 const TITLE_CHARS: usize = 80;
+
+/// How many recent outputs a fold keeps for the mark that may follow them.
+const RECENT_OUTPUTS: usize = 8;
 
 /// How many recent commands a fold remembers for binding marks to calls.
 const RECENT_COMMANDS: usize = 256;
@@ -213,6 +221,7 @@ impl ChatView {
                             self.title = Some(shorten(&message.text));
                         }
                         self.owner_words.extend(words(&message.text).map(digest));
+                        self.seen.owner(&message.text);
                     }
                     Speaker::Person => {
                         let who = match (&message.name, &message.app) {
@@ -223,6 +232,7 @@ impl ChatView {
                         if !self.others.contains(&who) {
                             self.others.push(who);
                         }
+                        self.seen.read(&message.text);
                     }
                     Speaker::Routine | Speaker::Task => {}
                 }
@@ -240,6 +250,11 @@ impl ChatView {
                 }
             }
             Body::ToolFinished(finished) => {
+                if self.outputs.len() == RECENT_OUTPUTS {
+                    self.outputs.pop_front();
+                }
+                self.outputs
+                    .push_back((digest(&finished.call), finished.output.as_str().into()));
                 for at in std::mem::take(&mut self.unbound) {
                     let seq = self.marks[at].seq;
                     self.marks[at].command = self.command_before(&finished.call, seq);
@@ -251,6 +266,14 @@ impl ChatView {
                 apply_hold(&mut self.holds, self.open_turn.map(|t| t.seq), event)
             }
             Body::Taint(taint) => {
+                // What the marking call brought in was read from outside.
+                if let Some(call) = taint.call.as_deref() {
+                    let d = digest(call);
+                    if let Some((_, output)) = self.outputs.iter().rev().find(|(c, _)| *c == d) {
+                        let output = output.clone();
+                        self.seen.read(&output);
+                    }
+                }
                 let command = taint
                     .call
                     .as_deref()
@@ -391,7 +414,7 @@ fn words(text: &str) -> impl Iterator<Item = &str> + '_ {
 /// The set of owner's addresses holds SipHash digests already: hashing
 /// them again would only double the cost of a long chat's fold.
 #[derive(Default)]
-struct Digested(u64);
+pub(crate) struct Digested(u64);
 
 impl Hasher for Digested {
     fn finish(&self) -> u64 {
@@ -412,7 +435,7 @@ impl Hasher for Digested {
 
 /// SipHash of a string with fixed keys: the same in every process, so folds
 /// agree.
-fn digest(text: &str) -> u64 {
+pub(crate) fn digest(text: &str) -> u64 {
     use std::hash::Hash;
     let mut h = std::collections::hash_map::DefaultHasher::new();
     text.hash(&mut h);

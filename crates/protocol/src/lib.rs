@@ -16,6 +16,7 @@ mod fold;
 mod line;
 mod line_fast;
 mod review;
+pub mod seen;
 pub mod shell;
 mod skill;
 mod time;

