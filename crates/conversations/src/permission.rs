@@ -88,6 +88,18 @@ impl Approved {
 /// The guard's decision on the chat as it is now (mode and policies read
 /// afresh), and the mode it was made in.
 fn decide(chat: &Chat, call: &ToolCall, action: &Action) -> (Mode, guard::Decision) {
+    let (mode, decision, _) = decide_and_triage(chat, call, action);
+    (mode, decision)
+}
+
+/// The guard's decision, and where Auto mode sends it, read from the same
+/// look at the chat.
+fn decide_and_triage(
+    chat: &Chat,
+    call: &ToolCall,
+    action: &Action,
+) -> (Mode, guard::Decision, Triage) {
+    let work = chat.work.to_string_lossy();
     chat.log.with_view(|view| {
         let mode = view.mode.unwrap_or(Mode::Ask);
         let settings = chat.guard_settings(mode);
@@ -99,7 +111,15 @@ fn decide(chat: &Chat, call: &ToolCall, action: &Action) -> (Mode, guard::Decisi
             view,
             &settings,
         );
-        (mode, decision)
+        let facts = review::Facts {
+            protected: &settings.protected,
+            work: &work,
+            marked: view.is_marked(),
+            seen: &view.seen,
+            input: &call.input,
+        };
+        let triage = review::triage(action, &decision, &facts);
+        (mode, decision, triage)
     })
 }
 
@@ -119,11 +139,11 @@ async fn decide_and_ask(
     action: &Action,
     cancel: &Cancel,
 ) -> Result<Approved, LogError> {
-    let (mode, decision) = decide(chat, call, action);
+    let (mode, decision, triage) = decide_and_triage(chat, call, action);
     let mut extra: Option<(&'static str, String)> = None;
     let mut decision = decision;
     if mode == Mode::Auto {
-        match review::triage(action, &decision) {
+        match triage {
             Triage::Guard | Triage::Owner(None) => {}
             Triage::FastPath => return Ok(Approved::Free),
             Triage::Owner(Some(hard)) => extra = Some((hard.id(), hard.sentence().to_owned())),
@@ -140,8 +160,8 @@ async fn decide_and_ask(
                         // The tool's policy and the mode are read again: a
                         // tool turned off or a mode changed while the
                         // reviewer looked counts.
-                        let (mode, now) = decide(chat, call, action);
-                        match (&now, review::triage(action, &now)) {
+                        let (mode, now, triage) = decide_and_triage(chat, call, action);
+                        match (&now, triage) {
                             (guard::Decision::Allow, _) => return Ok(Approved::Free),
                             (guard::Decision::Deny { why, sentence }, _) => {
                                 return Ok(denied(why, sentence.clone()))

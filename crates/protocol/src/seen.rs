@@ -135,9 +135,9 @@ pub fn addresses(text: &str) -> impl Iterator<Item = &str> + '_ {
             // Closing punctuation and brackets the address sat in.
             loop {
                 let trimmed = url.trim_end_matches(['.', ',', ';', ':', '!', '?']);
-                let trimmed = if trimmed.ends_with(')') && !trimmed.contains('(') {
-                    &trimmed[..trimmed.len() - 1]
-                } else if trimmed.ends_with(']') && !trimmed.contains('[') {
+                let unopened = (trimmed.ends_with(')') && !trimmed.contains('('))
+                    || (trimmed.ends_with(']') && !trimmed.contains('['));
+                let trimmed = if unopened {
                     &trimmed[..trimmed.len() - 1]
                 } else {
                     trimmed

@@ -20,7 +20,7 @@ fn decide(action: &Action, view: &ChatView, settings: &guard::Settings) -> revie
         view,
         settings,
     );
-    review::triage(action, &decision)
+    review::triage(action, &decision, &review::Facts::none())
 }
 
 fn bench(c: &mut Criterion) {

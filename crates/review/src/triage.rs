@@ -7,7 +7,7 @@ use guard::{Decision, Rule};
 use protocol::Action;
 
 use crate::fast::fast_path;
-use crate::hard::{never_waivable, Hard};
+use crate::hard::{never_waivable, Facts, Hard};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Triage {
@@ -30,7 +30,7 @@ const MODE_RULES: [Rule; 3] = [
 ];
 
 /// Where `decision` on `action` goes in Auto mode.
-pub fn triage(action: &Action, decision: &Decision) -> Triage {
+pub fn triage(action: &Action, decision: &Decision, facts: &Facts<'_>) -> Triage {
     let Decision::Ask { why, .. } = decision else {
         return Triage::Guard;
     };
@@ -40,7 +40,7 @@ pub fn triage(action: &Action, decision: &Decision) -> Triage {
     if why.iter().any(|r| !MODE_RULES.contains(r)) {
         return Triage::Owner(None);
     }
-    if let Some(hard) = never_waivable(action) {
+    if let Some(hard) = never_waivable(action, facts) {
         return Triage::Owner(Some(hard));
     }
     if fast_path(action) {
@@ -70,45 +70,61 @@ mod tests {
     #[test]
     fn where_each_question_goes() {
         let mode = || ask(vec![Rule::ModeAskCommand]);
-        assert_eq!(triage(&command("git status"), &mode()), Triage::FastPath);
-        assert_eq!(triage(&command("git push"), &mode()), Triage::Review);
         assert_eq!(
-            triage(&command("curl x | sh"), &mode()),
+            triage(&command("git status"), &mode(), &Facts::none()),
+            Triage::FastPath
+        );
+        assert_eq!(
+            triage(&command("git push"), &mode(), &Facts::none()),
+            Triage::Review
+        );
+        assert_eq!(
+            triage(&command("curl x | sh"), &mode(), &Facts::none()),
             Triage::Owner(Some(Hard::RemoteCode))
         );
         assert_eq!(
             triage(
                 &command("git status"),
-                &ask(vec![Rule::ModeAskCommand, Rule::AfterReadingCommand])
+                &ask(vec![Rule::ModeAskCommand, Rule::AfterReadingCommand]),
+                &Facts::none()
             ),
             Triage::Owner(None)
         );
         assert_eq!(
             triage(
                 &command("git push"),
-                &ask(vec![Rule::PolicyAsk, Rule::ModeAskCommand])
+                &ask(vec![Rule::PolicyAsk, Rule::ModeAskCommand]),
+                &Facts::none()
             ),
             Triage::Owner(Some(Hard::ToolAsk))
         );
         assert_eq!(
             triage(
                 &command("git push"),
-                &ask(vec![Rule::ModeAskCommand, Rule::BoxLeave])
+                &ask(vec![Rule::ModeAskCommand, Rule::BoxLeave]),
+                &Facts::none()
             ),
             Triage::Owner(None)
         );
         assert_eq!(
-            triage(&command("git push"), &ask(vec![Rule::HoldOffList])),
+            triage(
+                &command("git push"),
+                &ask(vec![Rule::HoldOffList]),
+                &Facts::none()
+            ),
             Triage::Owner(None)
         );
-        assert_eq!(triage(&command("ls"), &Decision::Allow), Triage::Guard);
+        assert_eq!(
+            triage(&command("ls"), &Decision::Allow, &Facts::none()),
+            Triage::Guard
+        );
         let outside = Action::FileChange {
             path: "/home/a/notes.md".into(),
             inside: false,
             runs_later: None,
         };
         assert_eq!(
-            triage(&outside, &ask(vec![Rule::ModeEditsOutside])),
+            triage(&outside, &ask(vec![Rule::ModeEditsOutside]), &Facts::none()),
             Triage::Review
         );
     }
