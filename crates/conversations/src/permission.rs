@@ -240,6 +240,17 @@ async fn ask_owner(
     };
     let provenance = trace(chat, call, action)?;
     let binding = bind(chat, action, &call.input).await;
+    // What can't be pinned down exactly is approved this once, as it is now.
+    let (always, note) = match &binding.unidentified {
+        Some(why) => {
+            let line = format!("It {why} So a yes is for this once, as it is now.");
+            (
+                None,
+                Some(note.map_or(line.clone(), |n| format!("{n} {line}"))),
+            )
+        }
+        None => (always, note),
+    };
     let ask = crate::ids::random_id(12);
     let answer = chat.waiters.register(&ask);
     chat.log
