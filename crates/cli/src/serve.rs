@@ -99,6 +99,7 @@ async fn serve(
                 ..GuardConfig::usual(&home)
             },
             skills: Some(catalog),
+            max_steps: settings.max_steps,
         },
     );
     let mut names = settings.allowed_hosts.clone();

@@ -39,6 +39,8 @@ pub struct Chat {
     /// may update.
     pub(crate) refreshes: Option<String>,
     pub(crate) review: crate::auto_review::ReviewConfig,
+    /// Steps one turn may take.
+    pub(crate) max_steps: usize,
     running: Mutex<bool>,
     /// Stop for the turn running now.
     pub(crate) current: Mutex<Option<Cancel>>,
@@ -58,6 +60,7 @@ pub(crate) struct Shared {
     pub artifacts: artifacts::Store,
     pub switches: Arc<crate::safety::Switches>,
     pub review: crate::auto_review::ReviewConfig,
+    pub max_steps: usize,
 }
 
 /// A message as written.
@@ -92,6 +95,7 @@ impl Chat {
             switches: shared.switches,
             refreshes,
             review: shared.review,
+            max_steps: shared.max_steps,
             running: Mutex::new(false),
             current: Mutex::new(None),
             waiters: Waiters::default(),

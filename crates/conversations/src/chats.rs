@@ -33,7 +33,12 @@ pub struct ChatsConfig {
     pub guard: GuardConfig,
     /// Skills the owner can type as /name (and the assistant can load).
     pub skills: Option<Arc<skills::Catalog>>,
+    /// Steps one turn may take (`maxSteps`); None: [`DEFAULT_MAX_STEPS`].
+    pub max_steps: Option<usize>,
 }
+
+/// Steps one turn may take unless `maxSteps` says otherwise.
+pub const DEFAULT_MAX_STEPS: usize = 200;
 
 /// `Default`: checking on, nothing protected (for tests); `usual` is what
 /// `conch serve` uses.
@@ -242,6 +247,7 @@ impl Chats {
             artifacts: self.artifacts.clone(),
             switches: self.switches.clone(),
             review: self.config.guard.review.clone(),
+            max_steps: self.config.max_steps.unwrap_or(DEFAULT_MAX_STEPS).max(1),
         }
     }
 

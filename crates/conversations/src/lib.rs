@@ -23,7 +23,7 @@ mod transcript;
 mod turn;
 
 pub use chat::{Chat, Posted, MAX_MESSAGE_CHARS};
-pub use chats::{ChatSummary, Chats, ChatsConfig, GuardConfig, NewChat};
+pub use chats::{ChatSummary, Chats, ChatsConfig, GuardConfig, NewChat, DEFAULT_MAX_STEPS};
 pub use error::ChatError;
 pub use home::{Home, HomeError};
 pub use log::{ChatLog, Committed, Durability, Live, LogError, OpenReport};

@@ -52,6 +52,9 @@ pub struct Settings {
     /// Auto mode's reviewer: its deadline, budget and input limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auto_review: Option<AutoReview>,
+    /// Steps one turn may take before it is ended (default 200).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_steps: Option<usize>,
     #[serde(flatten)]
     pub other: Map<String, Value>,
 }

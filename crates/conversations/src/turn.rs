@@ -15,9 +15,6 @@ use crate::log::LogError;
 use crate::permission::Permission;
 use crate::transcript;
 
-/// Steps in one turn before it's ended for going round in circles.
-const MAX_STEPS: usize = 50;
-
 enum TurnError {
     Engine(EngineError),
     Stopped,
@@ -58,7 +55,8 @@ async fn run_with(chat: &Arc<Chat>, cancel: &Cancel) -> Result<(), LogError> {
         Err(TurnError::TooManySteps) => (
             EndReason::Error,
             Some(format!(
-                "The assistant took {MAX_STEPS} steps without finishing, so the turn was ended. Ask again to go on."
+                "The assistant took {} steps without finishing, so this turn was ended. Say \"go on\" to continue, or raise maxSteps in settings.json.",
+                chat.max_steps
             )),
         ),
         Err(TurnError::Log(e)) => (EndReason::Error, Some(e.to_string())),
@@ -91,7 +89,7 @@ async fn steps(chat: &Arc<Chat>, turn: u64, cancel: &Cancel) -> Result<(), TurnE
         None => Vec::new(),
     };
     refresh_skill_lists(chat).await;
-    for _ in 0..MAX_STEPS {
+    for _ in 0..chat.max_steps {
         if cancel.is_cancelled() {
             return Err(TurnError::Stopped);
         }

@@ -212,6 +212,7 @@ async fn a_chat_appended_while_the_index_is_up_shows_up() {
             policies: Default::default(),
             guard: Default::default(),
             skills: None,
+            max_steps: None,
         },
     );
     // The index is built while nothing has happened yet.

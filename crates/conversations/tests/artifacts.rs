@@ -49,6 +49,7 @@ fn setup(engine: Arc<dyn Engine>) -> (tempfile::TempDir, Arc<Chats>) {
             policies: Default::default(),
             guard: Default::default(),
             skills: None,
+            max_steps: None,
         },
     );
     (dir, chats)

@@ -53,6 +53,7 @@ fn world(sealed: bool, deadline: Duration) -> World {
                 ..GuardConfig::default()
             },
             skills: None,
+            max_steps: None,
         },
     );
     World {
@@ -705,6 +706,7 @@ async fn an_unreachable_model_or_an_oversized_chat_keeps_the_question() {
                 ..GuardConfig::default()
             },
             skills: None,
+            max_steps: None,
         },
     );
     engine.push(vec![write("c1", &target, "x")]);

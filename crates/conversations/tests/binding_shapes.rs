@@ -40,6 +40,7 @@ fn world() -> World {
             policies: Default::default(),
             guard: GuardConfig::default(),
             skills: None,
+            max_steps: None,
         },
     );
     World {

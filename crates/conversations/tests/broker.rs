@@ -29,6 +29,7 @@ fn chats_at(
             policies: policies.iter().map(|(t, p)| (t.to_string(), *p)).collect(),
             guard: Default::default(),
             skills: None,
+            max_steps: None,
         },
     )
 }

@@ -90,6 +90,7 @@ async fn holds_and_marks_flow_down_and_what_the_helper_did_flows_up() {
             policies: Default::default(),
             guard: Default::default(),
             skills: Some(catalog),
+            max_steps: None,
         },
     );
     let parent = chats.create(NewChat::default()).await.unwrap();

@@ -56,6 +56,7 @@ fn world(engine: Arc<ScriptedEngine>) -> World {
             policies: Default::default(),
             guard: Default::default(),
             skills: Some(catalog),
+            max_steps: None,
         },
     );
     World {

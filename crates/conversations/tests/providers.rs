@@ -216,6 +216,7 @@ async fn chat_with(kind: ProviderKind, base: &str, dir: &std::path::Path) -> Arc
             policies: Default::default(),
             guard: Default::default(),
             skills: None,
+            max_steps: None,
         },
     );
     chats.create(NewChat::default()).await.unwrap()

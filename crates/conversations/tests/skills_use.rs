@@ -56,6 +56,7 @@ fn setup(engine: Arc<ScriptedEngine>) -> (tempfile::TempDir, Arc<Chats>) {
             policies: Default::default(),
             guard: Default::default(),
             skills: Some(catalog),
+            max_steps: None,
         },
     );
     (dir, chats)

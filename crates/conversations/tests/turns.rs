@@ -21,6 +21,7 @@ fn chats(engine: Arc<dyn Engine>) -> (tempfile::TempDir, Arc<Chats>) {
             policies: Default::default(),
             guard: Default::default(),
             skills: None,
+            max_steps: None,
         },
     );
     (dir, chats)
@@ -207,6 +208,7 @@ async fn a_turn_cut_off_by_a_restart_is_ended_when_the_chat_opens() {
                 policies: Default::default(),
                 guard: Default::default(),
                 skills: None,
+                max_steps: None,
             },
         )
     };
@@ -281,4 +283,52 @@ async fn chats_are_listed_newest_first_with_titles() {
     assert_eq!(list[0].id, b.id);
     assert_eq!(list[0].title.as_deref(), Some("second chat"));
     assert_eq!(list[1].title.as_deref(), Some("first chat"));
+}
+
+#[tokio::test]
+async fn a_turn_that_reaches_max_steps_ends_and_says_so() {
+    // A model that calls a tool on every step, forever.
+    let steps: Vec<Vec<Chunk>> = (0..10)
+        .map(|i| {
+            vec![Chunk::ToolCall {
+                id: format!("t{i}"),
+                name: "read_file".into(),
+                input: serde_json::json!({"path": "a.txt"}),
+            }]
+        })
+        .collect();
+    let engine = Arc::new(ScriptedEngine::new(steps));
+    let dir = tempfile::tempdir().unwrap();
+    let chats = Chats::new(
+        Home::open(&dir.path().join("home")).unwrap(),
+        engine,
+        Arc::new(NoTools),
+        ChatsConfig {
+            durability: Durability::Group,
+            default_work: dir.path().to_path_buf(),
+            default_mode: protocol::Mode::Ask,
+            policies: Default::default(),
+            guard: Default::default(),
+            skills: None,
+            max_steps: Some(3),
+        },
+    );
+    let chat = chats.create(NewChat::default()).await.unwrap();
+    chat.post("go").await.unwrap();
+    let events = after_turns(&chat, 1).await;
+    let calls = events
+        .iter()
+        .filter(|e| matches!(e.body, Body::ToolCalled(_)))
+        .count();
+    assert_eq!(calls, 3, "{:?}", kinds(&events));
+    let Body::TurnEnded(ended) = &events.last().unwrap().body else {
+        panic!("{:?}", kinds(&events))
+    };
+    assert_eq!(ended.reason, EndReason::Error);
+    let said = ended.error.clone().unwrap_or_default();
+    assert!(
+        said.contains("3 steps") && said.contains("maxSteps"),
+        "{said}"
+    );
+    assert_eq!(conversations::DEFAULT_MAX_STEPS, 200);
 }

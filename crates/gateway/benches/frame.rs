@@ -53,6 +53,7 @@ async fn run() {
             policies: Default::default(),
             guard: Default::default(),
             skills: None,
+            max_steps: None,
         },
     );
     let page = page();

@@ -158,6 +158,7 @@ async fn drive(scenario: Scenario, keep: Option<&Path>) -> Result<Value, Failure
                 ..GuardConfig::usual(&home)
             },
             skills: Some(catalog.clone()),
+            max_steps: None,
         },
     );
     let chat = chats

@@ -83,6 +83,7 @@ pub async fn measure(
             policies: Default::default(),
             guard: Default::default(),
             skills: None,
+            max_steps: None,
         },
     );
     let chat = chats.create(NewChat::default()).await.unwrap();

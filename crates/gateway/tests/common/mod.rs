@@ -52,6 +52,7 @@ pub async fn start_engine(
             policies: Default::default(),
             guard: Default::default(),
             skills: Some(catalog),
+            max_steps: None,
         },
     );
     let state = AppState::new(chats, AllowedHosts::new(["conch.lan".to_string()]));
