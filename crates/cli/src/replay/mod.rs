@@ -223,6 +223,7 @@ async fn drive(scenario: Scenario, keep: Option<&Path>) -> Result<Value, Failure
                     &description,
                     Some(&s.permissions),
                     None,
+                    &serde_json::Map::new(),
                 )?;
             }
             Step::Compact(s) => {
@@ -362,13 +363,26 @@ async fn drive(scenario: Scenario, keep: Option<&Path>) -> Result<Value, Failure
 /// Writes each scenario skill as `skills/<name>/SKILL.md` in the home.
 fn install_skills(home: &Home, scenario: &Scenario) -> Result<(), Failure> {
     for (name, skill) in &scenario.skills {
-        write_skill(
-            home,
-            name,
-            &skill.description,
-            skill.permissions.as_ref(),
-            skill.instructions.as_deref(),
-        )?;
+        match &skill.front_matter {
+            Some(raw) => {
+                let dir = home.root().join("skills").join(name);
+                std::fs::create_dir_all(&dir)?;
+                let text = format!(
+                    "---\n{}\n---\n{}\n",
+                    raw.trim_end(),
+                    skill.instructions.as_deref().unwrap_or("Follow the steps.")
+                );
+                std::fs::write(dir.join("SKILL.md"), text)?;
+            }
+            None => write_skill(
+                home,
+                name,
+                &skill.description,
+                skill.permissions.as_ref(),
+                skill.instructions.as_deref(),
+                &skill.other,
+            )?,
+        }
     }
     Ok(())
 }
@@ -379,6 +393,7 @@ fn write_skill(
     description: &str,
     permissions: Option<&Value>,
     instructions: Option<&str>,
+    other: &serde_json::Map<String, Value>,
 ) -> Result<(), Failure> {
     let dir = home.root().join("skills").join(name);
     std::fs::create_dir_all(&dir)?;
@@ -387,6 +402,9 @@ fn write_skill(
     front.insert("description".into(), json!(description));
     if let Some(p) = permissions {
         front.insert("permissions".into(), p.clone());
+    }
+    for (key, value) in other {
+        front.insert(key.clone(), value.clone());
     }
     // JSON is YAML: the front matter is written as one JSON object.
     let text = format!(

@@ -57,8 +57,11 @@ fn yes() -> bool {
     true
 }
 
+/// A skill as a scenario writes it: its SKILL.md front matter as it is,
+/// either as the raw text (`front_matter`) or as keys beside these
+/// (`allowed-tools`, `license`, `metadata`… go into the front matter
+/// unchanged), and the instructions after it.
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct ScenarioSkill {
     #[serde(default)]
     pub description: String,
@@ -67,6 +70,13 @@ pub struct ScenarioSkill {
     pub permissions: Option<Value>,
     #[serde(default)]
     pub instructions: Option<String>,
+    /// The front matter exactly as it would be written in SKILL.md (between
+    /// the `---` lines); when given, nothing else goes into it.
+    #[serde(default)]
+    pub front_matter: Option<String>,
+    /// Every other key of the front matter, as it is.
+    #[serde(flatten)]
+    pub other: serde_json::Map<String, Value>,
 }
 
 #[derive(Debug, Deserialize)]
