@@ -94,8 +94,14 @@ fn origin_of(scenario: &Scenario) -> Result<Origin, Failure> {
 async fn drive(scenario: Scenario, keep: Option<&Path>) -> Result<Value, Failure> {
     let temp = tempfile::tempdir().map_err(|e| Failure(format!("No temporary folder: {e}.")))?;
     let home_dir = keep.map_or_else(|| temp.path().join("home"), Path::to_path_buf);
-    let work = temp.path().join("work");
-    std::fs::create_dir_all(&work)?;
+    let work = match &scenario.work {
+        Some(work) => work.clone(),
+        None => {
+            let work = temp.path().join("work");
+            std::fs::create_dir_all(&work)?;
+            work
+        }
+    };
     let home = Home::open(&home_dir)?;
     // The scenario's skills, as Conch's own; nobody else's folders are read.
     install_skills(&home, &scenario)?;
@@ -158,7 +164,7 @@ async fn drive(scenario: Scenario, keep: Option<&Path>) -> Result<Value, Failure
                 ..GuardConfig::usual(&home)
             },
             skills: Some(catalog.clone()),
-            max_steps: None,
+            max_steps: scenario.max_steps,
         },
     );
     let chat = chats
@@ -500,8 +506,19 @@ async fn until(
             .await
             .is_err()
         {
+            // Say why when the turn ended under it.
+            let ended = events.iter().rev().find_map(|e| match &e.body {
+                Body::TurnEnded(t) => t.error.clone(),
+                _ => None,
+            });
+            let why = match ended {
+                Some(error) if chat.log.with_view(|v| v.open_turn.is_none()) => {
+                    format!(" The turn had ended: {error}")
+                }
+                _ => String::new(),
+            };
             return Err(Failure(format!(
-                "Replay waited {} s for {what}, and it didn't come.",
+                "Replay waited {} s for {what}, and it didn't come.{why}",
                 STEP_TIME.as_secs()
             )));
         }

@@ -40,6 +40,13 @@ pub struct Scenario {
     /// Skills installed into the temporary home as Conch's own.
     #[serde(default)]
     pub skills: BTreeMap<String, ScenarioSkill>,
+    /// The chat's work folder (default: a new temporary one). It must
+    /// exist; the same rules as for any chat's work folder apply.
+    #[serde(default)]
+    pub work: Option<std::path::PathBuf>,
+    /// Steps one turn may take, as `maxSteps` in settings.json.
+    #[serde(default)]
+    pub max_steps: Option<usize>,
     pub steps: Vec<Step>,
     /// What a test expects; replay itself ignores it.
     #[serde(default, rename = "expect")]
