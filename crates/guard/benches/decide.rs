@@ -178,6 +178,23 @@ fn main() {
             },
         ),
         (
+            "command as the shell reads it",
+            "run_command",
+            Action::command(
+                "cd crates/guard && c''argo test --release -- --nocapture 2>&1 | tail -n 50 && echo \"réussi ✓ 完了\"",
+                true,
+                false,
+            ),
+        ),
+        (
+            "composed address with non-ASCII parts",
+            "web_fetch",
+            Action::PageRead {
+                url: "https://ja.wikipedia.org/wiki/%E9%9D%9E%E5%90%8C%E6%9C%9F%E5%87%A6%E7%90%86?lang=ja&q=tokio+r%C3%A9sum%C3%A9".into(),
+                host: "ja.wikipedia.org".into(),
+            },
+        ),
+        (
             "outside write",
             "write_file",
             Action::FileChange {

@@ -4,7 +4,7 @@ use protocol::{Action, ChatView, Mode};
 
 use crate::address;
 use crate::policy::Policy;
-use crate::protect::{reaches_for_powers, Protected};
+use crate::protect::{powers_in, Protected};
 use crate::rules::Rule;
 use crate::words;
 
@@ -127,15 +127,20 @@ pub fn decide(call: Call<'_>, chat: &ChatView, settings: &Settings) -> Decision 
             sentence: words::turned_off(tool),
         };
     }
-    if let Action::Command { command, .. } = call.action {
-        if reaches_for_powers(command) {
+    // A command is read once, as the shell will read it, for every check.
+    let touched = if let Action::Command { command, .. } = call.action {
+        let reading = protocol::shell::read(command, &settings.protected.context());
+        if powers_in(&reading) {
             return Decision::Deny {
                 why: vec![Rule::ProtectedPower],
                 sentence: words::protected_power(command),
             };
         }
-    }
-    if settings.protected.touched_by(call.action) {
+        settings.protected.command_touches(command, &reading)
+    } else {
+        settings.protected.touched_by(call.action)
+    };
+    if touched {
         return Decision::Deny {
             why: vec![Rule::ProtectedPath],
             sentence: words::protected_path(),

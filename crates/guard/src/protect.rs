@@ -6,7 +6,7 @@
 //! scripts it writes first). Sealed commands can't read the protected paths
 //! at all; unsealed ones can, and the documentation says so.
 
-use protocol::shell::{self, Context, Simple, Word};
+use protocol::shell::{self, Context, Reading, Simple, Word};
 use protocol::Action;
 
 use crate::keys::{self, Place};
@@ -166,11 +166,10 @@ impl Protected {
     /// Whether a word of the command, as the shell will make it, is in
     /// Conch's own folder (`~/.co''nch`, `$HOME/.conch`, a pattern that
     /// could be it).
-    fn command_words_name_conch(&self, command: &str) -> bool {
+    fn words_name_conch(&self, reading: &Reading) -> bool {
         if self.conch_home.is_empty() {
             return false;
         }
-        let reading = shell::read(command, &self.context());
         let named = reading.all_words().any(|w| {
             let text = w.text.trim_end_matches('/');
             self.conch_home.iter().any(|home| {
@@ -193,11 +192,17 @@ impl Protected {
     pub fn touched_by(&self, action: &Action) -> bool {
         match action {
             Action::Command { command, .. } => {
-                command_names(command, &self.conch_home, &self.conch_spellings)
-                    || self.command_words_name_conch(command)
+                self.command_touches(command, &shell::read(command, &self.context()))
             }
             other => paths(other).iter().any(|p| self.protects(p)),
         }
+    }
+
+    /// Whether a command, as written and as `reading` (read in
+    /// [`Protected::context`]) has it, names Conch's own folder.
+    pub fn command_touches(&self, command: &str, reading: &Reading) -> bool {
+        command_names(command, &self.conch_home, &self.conch_spellings)
+            || self.words_name_conch(reading)
     }
 }
 
@@ -208,7 +213,11 @@ impl Protected {
 /// is spelled (a path, `./conch`, a computed name, behind wrappers), and
 /// when it runs from its source (`cargo run … -- keys …`).
 pub fn reaches_for_powers(command: &str) -> bool {
-    let reading = shell::read(command, &Context::default());
+    powers_in(&shell::read(command, &Context::default()))
+}
+
+/// [`reaches_for_powers`] on a command already read.
+pub fn powers_in(reading: &Reading) -> bool {
     reading.simples.iter().any(simple_reaches)
 }
 

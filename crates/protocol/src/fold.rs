@@ -4,8 +4,8 @@
 //! log grows pays only for the new events, and one that opens a chat pays one
 //! pass.
 
-use std::collections::{BTreeSet, HashSet};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::collections::BTreeSet;
+use std::hash::Hasher;
 
 use crate::action::Action;
 use crate::body::{Answer, Body, ChatCreated, EndReason, MarkSource, Mode, Origin, Speaker};
@@ -154,10 +154,6 @@ pub struct ChatView {
     pub holds: Vec<Hold>,
     /// Who other than the owner has written in the chat (name, and app).
     pub others: Vec<String>,
-    /// Addresses in the owner's own messages (without a trailing `/`), for
-    /// "word for word" checks; kept as 64-bit SipHash digests, so a long
-    /// chat's fold allocates nothing per message.
-    owner_words: HashSet<u64, BuildHasherDefault<Digested>>,
     /// What the owner wrote and the chat read, in words: see [`Seen`].
     pub seen: crate::seen::Seen,
     /// The last few calls' outputs, until a mark says whether they were read
@@ -220,7 +216,6 @@ impl ChatView {
                         if self.title.is_none() {
                             self.title = Some(shorten(&message.text));
                         }
-                        self.owner_words.extend(words(&message.text).map(digest));
                         self.seen.owner(&message.text);
                     }
                     Speaker::Person => {
@@ -375,10 +370,9 @@ impl ChatView {
     }
 
     /// Whether the address `url` appears word for word in the owner's own
-    /// messages (a trailing `/` aside).
+    /// messages (a trailing `/` and the fragment aside).
     pub fn owner_said(&self, url: &str) -> bool {
-        self.owner_words
-            .contains(&digest(url.trim_end_matches('/')))
+        self.seen.owner_said(url)
     }
 
     fn command_before(&self, call: &str, seq: u64) -> Option<String> {
@@ -394,22 +388,6 @@ impl ChatView {
 /// The addresses in a message, trimmed of the punctuation around them and
 /// of a trailing `/`. Only addresses are kept: they are all "word for word"
 /// is asked about, and a long chat's fold stays cheap.
-fn words(text: &str) -> impl Iterator<Item = &str> + '_ {
-    text.split_whitespace()
-        .filter(|w| w.contains("://"))
-        .map(|w| {
-            w.trim_matches(|c: char| {
-                matches!(
-                    c,
-                    '<' | '>' | '(' | ')' | '[' | ']' | '{' | '}' | '"' | '\'' | ',' | ';' | '`'
-                )
-            })
-        })
-        .map(|w| {
-            w.trim_end_matches(['.', ':', '!', '?', ','])
-                .trim_end_matches('/')
-        })
-}
 
 /// The set of owner's addresses holds SipHash digests already: hashing
 /// them again would only double the cost of a long chat's fold.

@@ -10,7 +10,7 @@
 use std::collections::HashSet;
 use std::hash::BuildHasherDefault;
 
-use crate::fold::{digest, Digested};
+use crate::fold::Digested;
 
 type Digests = HashSet<u64, BuildHasherDefault<Digested>>;
 
@@ -31,50 +31,69 @@ pub enum SeenIn {
 pub struct Seen {
     owner_words: Digests,
     read_words: Digests,
+    /// Addresses seen, and the shorter ones they pass through.
     addresses: Digests,
+    /// Addresses the owner wrote, exactly.
+    owner_addresses: Digests,
 }
 
 impl Seen {
     /// The owner wrote `text`.
     pub fn owner(&mut self, text: &str) {
-        for word in words(text) {
-            self.owner_words.insert(digest(&word));
+        for word in word_slices(text) {
+            self.owner_words.insert(word_digest(word));
+        }
+        for url in addresses(text) {
+            let mut last = None;
+            address_digests(url, |d| last = Some(d));
+            self.owner_addresses.extend(last);
         }
         self.addresses_in(text);
     }
 
+    /// Whether the owner wrote `url` word for word.
+    pub fn owner_said(&self, url: &str) -> bool {
+        let mut last = None;
+        address_digests(url, |d| last = Some(d));
+        last.is_some_and(|d| self.owner_addresses.contains(&d))
+    }
+
     /// The chat read `text` from outside.
     pub fn read(&mut self, text: &str) {
-        for word in words(text) {
+        for word in word_slices(text) {
             if self.read_words.len() >= MAX_READ_WORDS {
                 break;
             }
-            self.read_words.insert(digest(&word));
+            self.read_words.insert(word_digest(word));
         }
         self.addresses_in(text);
     }
 
     fn addresses_in(&mut self, text: &str) {
         for url in addresses(text) {
-            for key in prefixes(url) {
-                if self.addresses.len() >= MAX_ADDRESSES {
-                    return;
-                }
-                self.addresses.insert(digest(&key));
+            let full = self.addresses.len() >= MAX_ADDRESSES;
+            if full {
+                return;
             }
+            let set = &mut self.addresses;
+            address_digests(url, |d| {
+                set.insert(d);
+            });
         }
     }
 
     /// Whether `url` was seen word for word (or is the start of an address
     /// that was: the same place, with less said).
     pub fn address_seen(&self, url: &str) -> bool {
-        key(url).is_some_and(|k| self.addresses.contains(&digest(&k)))
+        let mut last = None;
+        address_digests(url, |d| last = Some(d));
+        last.is_some_and(|d| self.addresses.contains(&d))
     }
 
     /// Where the word (as [`words`] makes them) was seen first: the owner's
     /// words count before what was read.
     pub fn word(&self, word: &str) -> SeenIn {
-        let d = digest(word);
+        let d = word_digest(word);
         if self.owner_words.contains(&d) {
             SeenIn::Owner
         } else if self.read_words.contains(&d) {
@@ -94,24 +113,113 @@ impl Seen {
 /// letters and digits, lowercased, and every other letter or digit on its
 /// own (scripts written without spaces have no runs to compare).
 pub fn words(text: &str) -> impl Iterator<Item = String> + '_ {
-    let mut chars = text.char_indices().peekable();
-    std::iter::from_fn(move || loop {
-        let (start, c) = chars.next()?;
-        if c.is_ascii_alphanumeric() {
-            let mut end = start + 1;
-            while let Some(&(i, n)) = chars.peek() {
-                if !n.is_ascii_alphanumeric() {
-                    break;
+    word_slices(text).map(|w| w.chars().flat_map(char::to_lowercase).collect())
+}
+
+/// The words of a text as written (see [`words`]), without copying them.
+pub fn word_slices(text: &str) -> impl Iterator<Item = &str> + '_ {
+    let bytes = text.as_bytes();
+    let mut at = 0usize;
+    std::iter::from_fn(move || {
+        while at < bytes.len() {
+            let b = bytes[at];
+            if b.is_ascii_alphanumeric() {
+                let start = at;
+                while at < bytes.len() && bytes[at].is_ascii_alphanumeric() {
+                    at += 1;
                 }
-                end = i + n.len_utf8();
-                chars.next();
+                return Some(&text[start..at]);
             }
-            return Some(text[start..end].to_ascii_lowercase());
+            if b < 0x80 {
+                at += 1;
+                continue;
+            }
+            let c = text[at..].chars().next()?;
+            let start = at;
+            at += c.len_utf8();
+            if c.is_alphanumeric() {
+                return Some(&text[start..at]);
+            }
         }
-        if !c.is_ascii() && c.is_alphanumeric() {
-            return Some(c.to_lowercase().collect());
-        }
+        None
     })
+}
+
+/// FNV-1a, 64 bits: the digest words and addresses are kept as. Fast, and
+/// with nothing to gain for a page from colliding with a word it doesn't
+/// know.
+struct Fnv(u64);
+
+impl Fnv {
+    fn new() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+
+    fn byte(&mut self, b: u8) {
+        self.0 ^= u64::from(b);
+        self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+    }
+
+    fn lower(&mut self, text: &str) {
+        for c in text.chars() {
+            if c.is_ascii() {
+                self.byte(c.to_ascii_lowercase() as u8);
+            } else {
+                let mut buf = [0u8; 4];
+                for l in c.to_lowercase() {
+                    for b in l.encode_utf8(&mut buf).bytes() {
+                        self.byte(b);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A word's digest, lowercased as it is read.
+fn word_digest(word: &str) -> u64 {
+    let mut h = Fnv::new();
+    h.lower(word);
+    h.0
+}
+
+/// The digest of an address as compared ([`key`]), and of each shorter
+/// address it passes through (at each `/`, `?` and `&`), the whole one last.
+fn address_digests(url: &str, mut each: impl FnMut(u64)) {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return;
+    };
+    let rest = rest.split('#').next().unwrap_or("");
+    let at = rest.find(['/', '?']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(at);
+    let mut h = Fnv::new();
+    h.lower(scheme);
+    for b in b"://" {
+        h.byte(*b);
+    }
+    h.lower(authority);
+    // The digest up to the last character that isn't a trailing `/`.
+    let mut committed = h.0;
+    let mut slashes = 0usize;
+    let mut shorter = !authority.is_empty();
+    for b in tail.bytes() {
+        if matches!(b, b'/' | b'?' | b'&') && shorter {
+            each(committed);
+        }
+        if b == b'/' {
+            slashes += 1;
+            continue;
+        }
+        let mut g = Fnv(committed);
+        for _ in 0..slashes {
+            g.byte(b'/');
+        }
+        slashes = 0;
+        g.byte(b);
+        committed = g.0;
+        shorter = true;
+    }
+    each(committed);
 }
 
 /// Every `http(s)://` address in a text, as written (without the quotes,
@@ -168,25 +276,6 @@ pub fn key(url: &str) -> Option<String> {
         authority.to_ascii_lowercase(),
         tail
     ))
-}
-
-/// The address and every shorter one it passes through (at each `/`, `?`
-/// and `&`): fetching less of a seen address says no more than it did.
-fn prefixes(url: &str) -> Vec<String> {
-    let Some(full) = key(url) else {
-        return Vec::new();
-    };
-    let start = full.find("://").map_or(0, |i| i + 3);
-    let mut out = vec![full.clone()];
-    for (i, c) in full.char_indices().skip(start) {
-        if matches!(c, '/' | '?' | '&') {
-            let p = full[..i].trim_end_matches('/');
-            if p.len() > start {
-                out.push(p.to_owned());
-            }
-        }
-    }
-    out
 }
 
 #[cfg(test)]

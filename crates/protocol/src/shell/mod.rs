@@ -45,28 +45,32 @@ pub struct Redirect {
 pub struct Simple {
     pub words: Vec<Word>,
     pub redirects: Vec<Redirect>,
+    /// Where each word that could be the program is (read once).
+    chain: Vec<usize>,
 }
 
 impl Simple {
     /// The program word (as its last path part), when there is one: past
     /// assignments and wrappers.
     pub fn program(&self) -> Option<Word> {
-        let at = *program::program_chain(&self.words).last()?;
+        let at = *self.chain.last()?;
         Some(self.words[at].base())
+    }
+
+    /// Where each word that could be the program is in `words`.
+    pub fn chain_indices(&self) -> &[usize] {
+        &self.chain
     }
 
     /// Where the program word is in `words`.
     pub fn program_index(&self) -> Option<usize> {
-        program::program_chain(&self.words).last().copied()
+        self.chain.last().copied()
     }
 
     /// Every word that could be the program (a pattern that could be a
     /// wrapper keeps the wrapped program too), as last path parts.
     pub fn candidates(&self) -> Vec<Word> {
-        program::program_chain(&self.words)
-            .into_iter()
-            .map(|i| self.words[i].base())
-            .collect()
+        self.chain.iter().map(|&i| self.words[i].base()).collect()
     }
 
     /// Whether this command could run `name`.
@@ -138,7 +142,8 @@ pub fn read(command: &str, ctx: &Context<'_>) -> Reading {
 
 fn read_into(command: &str, ctx: &Context<'_>, depth: usize, reading: &mut Reading) {
     for raw in parse::parse(command) {
-        let simple = Simple {
+        let mut simple = Simple {
+            chain: Vec::new(),
             words: raw
                 .words
                 .iter()
@@ -156,6 +161,7 @@ fn read_into(command: &str, ctx: &Context<'_>, depth: usize, reading: &mut Readi
                 })
                 .collect(),
         };
+        simple.chain = program::program_chain(&simple.words);
         let handed = program::handed_code(&simple);
         if simple.words.is_empty() && simple.redirects.is_empty() {
             continue;

@@ -181,8 +181,8 @@ const SHELLS: &[&str] = &[
 /// (None inside: there is code, but it is computed).
 pub(crate) fn handed_code(simple: &Simple) -> Vec<Option<String>> {
     let mut out = Vec::new();
-    let chain = program_chain(&simple.words);
-    for &at in &chain {
+    let chain = simple.chain_indices();
+    for &at in chain {
         let program = simple.words[at].base();
         let args = &simple.words[at + 1..];
         let could = |name: &str| !program.computed && program.could_be(name);

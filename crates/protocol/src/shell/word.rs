@@ -219,9 +219,14 @@ fn value(name: &str, ctx: &Context<'_>) -> Value {
 
 /// The words the shell makes of one word as written.
 pub(crate) fn expand(atoms: &[Atom], ctx: &Context<'_>) -> Vec<Word> {
+    let mut out = Vec::new();
+    // Most words have no braces to expand.
+    if !atoms.iter().any(|a| matches!(a, Atom::Char('{', false))) {
+        expand_one(atoms, ctx, &mut out);
+        return out;
+    }
     let mut alternatives = Vec::new();
     braces(atoms, &mut alternatives);
-    let mut out = Vec::new();
     for atoms in alternatives {
         expand_one(&atoms, ctx, &mut out);
         if out.len() >= MAX_WORDS {
@@ -233,8 +238,8 @@ pub(crate) fn expand(atoms: &[Atom], ctx: &Context<'_>) -> Vec<Word> {
 
 struct Building {
     text: String,
-    pattern: String,
-    glob: bool,
+    /// The pattern, once an unquoted `*`, `?` or `[` has made the word one.
+    pattern: Option<String>,
     computed: bool,
     /// Whether anything quoted or any text was seen: `""` is a word, an
     /// unquoted empty expansion is not.
@@ -245,29 +250,39 @@ impl Building {
     fn new() -> Building {
         Building {
             text: String::new(),
-            pattern: String::new(),
-            glob: false,
+            pattern: None,
             computed: false,
             real: false,
         }
     }
 
     fn push(&mut self, c: char, literal: bool) {
+        let special = |c: char| matches!(c, '*' | '?' | '[' | ']' | '\\');
+        if !literal && matches!(c, '*' | '?' | '[') && self.pattern.is_none() {
+            // Everything before was literal: escape what would be special.
+            let mut p = String::with_capacity(self.text.len() + 8);
+            for t in self.text.chars() {
+                if special(t) {
+                    p.push('\\');
+                }
+                p.push(t);
+            }
+            self.pattern = Some(p);
+        }
+        if let Some(p) = &mut self.pattern {
+            if literal && special(c) {
+                p.push('\\');
+            }
+            p.push(c);
+        }
         self.text.push(c);
-        if literal && matches!(c, '*' | '?' | '[' | ']' | '\\') {
-            self.pattern.push('\\');
-        }
-        self.pattern.push(c);
-        if !literal && matches!(c, '*' | '?' | '[') {
-            self.glob = true;
-        }
         self.real = true;
     }
 
     fn finish(self, out: &mut Vec<Word>) {
         if self.real {
             out.push(Word {
-                glob: self.glob.then_some(self.pattern),
+                glob: self.pattern,
                 text: self.text,
                 computed: self.computed,
             });
