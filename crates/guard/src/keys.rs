@@ -468,3 +468,16 @@ mod tests {
         assert!(!p.is_under("/home/ada/.ssh/x"));
     }
 }
+
+#[cfg(test)]
+mod documented {
+    /// `docs/guard.md` gives every place on the list with what is kept there.
+    #[test]
+    fn every_key_place_is_in_the_docs_with_its_reason() {
+        let docs = include_str!("../../../docs/guard.md");
+        for place in super::KEY_PLACES {
+            assert!(docs.contains(place.what), "{}: {}", place.path, place.what);
+            assert!(docs.contains(place.path), "{}", place.path);
+        }
+    }
+}
