@@ -385,12 +385,8 @@ impl ChatView {
     }
 }
 
-/// The addresses in a message, trimmed of the punctuation around them and
-/// of a trailing `/`. Only addresses are kept: they are all "word for word"
-/// is asked about, and a long chat's fold stays cheap.
-
-/// The set of owner's addresses holds SipHash digests already: hashing
-/// them again would only double the cost of a long chat's fold.
+/// Sets of digests hold digests already: hashing them again would only
+/// double the cost of a long chat's fold.
 #[derive(Default)]
 pub(crate) struct Digested(u64);
 
