@@ -81,5 +81,5 @@ fn what_the_scanner_says_names_the_campaign_tricks() {
     assert!(rules_of("git-helper").contains(&"invisible.bidi"));
     assert!(rules_of("screen-recorder").contains(&"bundled.program"));
     assert!(rules_of("key-link").contains(&"link.outside"));
-    assert!(rules_of("env-sync").contains(&"send.drop-box"));
+    assert!(rules_of("env-sync").contains(&"send.collector"));
 }
