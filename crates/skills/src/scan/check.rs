@@ -345,49 +345,48 @@ impl File<'_> {
         Some(h)
     }
 
+    /// The unit rules: reported at an instruction with the first group's
+    /// signal, once per section, with the nearest instruction carrying each
+    /// other group. A caution unit isn't added where a danger one already
+    /// says more about the same section.
     fn unit_hits(&self, signals: &[u32], out: &mut Vec<Hit>) {
         let r = &self.r;
+        let mut danger_sections = Vec::new();
         for (u, unit) in UNITS.iter().enumerate() {
-            let groups = &self.c.units[u];
-            let mask = |g: &Vec<usize>| g.iter().fold(0u32, |m, s| m | 1 << s);
-            let masks: Vec<u32> = groups.iter().map(mask).collect();
-            let Some(last) = masks.last() else { continue };
+            let masks: Vec<u32> = self.c.units[u]
+                .iter()
+                .map(|g| g.iter().fold(0u32, |m, s| m | 1 << s))
+                .collect();
+            let Some((&first, rest)) = masks.split_first() else {
+                continue;
+            };
+            let mut done_sections = Vec::new();
             for anchor in 0..signals.len() {
-                if signals[anchor] & last == 0 {
-                    continue;
-                }
                 let section = r.instructions[anchor].section;
-                let setup = r.sections[section].setup;
-                if unit.setup_only && !setup {
+                if signals[anchor] & first == 0 || done_sections.contains(&section) {
                     continue;
                 }
-                let near = |j: usize| {
+                let setup = r.sections[section].setup;
+                if (unit.setup_only && !setup)
+                    || (unit.severity == Severity::Caution && danger_sections.contains(&section))
+                {
+                    continue;
+                }
+                let reach = |j: usize| {
                     r.instructions[j].section == section
                         && (setup || j.abs_diff(anchor) <= unit.window)
                 };
-                let lo = if setup {
-                    0
-                } else {
-                    anchor.saturating_sub(unit.window)
+                // The nearest instruction with each other group's signal.
+                let nearest = |m: u32| {
+                    (0..signals.len())
+                        .filter(|&j| signals[j] & m != 0 && reach(j))
+                        .min_by_key(|&j| j.abs_diff(anchor))
                 };
-                let hi = if setup {
-                    signals.len()
-                } else {
-                    (anchor + unit.window + 1).min(signals.len())
-                };
-                let mut partners = vec![anchor];
-                let all = masks[..masks.len() - 1].iter().all(|m| {
-                    let found = (lo..hi).find(|&j| near(j) && signals[j] & m != 0);
-                    if let Some(j) = found {
-                        partners.push(j);
-                    }
-                    found.is_some()
-                });
-                if !all {
-                    continue;
-                }
+                let partners: Option<Vec<usize>> = rest.iter().map(|&m| nearest(m)).collect();
+                let Some(partners) = partners else { continue };
                 let host = partners
                     .iter()
+                    .chain(std::iter::once(&anchor))
                     .find_map(|&j| named_host(r.words(j)))
                     .unwrap_or_else(|| "an address in the text".to_owned());
                 let inst = &r.instructions[anchor];
@@ -401,11 +400,14 @@ impl File<'_> {
                     short_around(words, 0),
                 );
                 h.acts = unit.acts;
-                if partners.iter().all(|&j| self.lesson[j]) {
+                if self.lesson[anchor] && partners.iter().all(|&j| self.lesson[j]) {
                     self.teach(&mut h, anchor);
                 }
+                if h.severity == Severity::Danger {
+                    danger_sections.push(section);
+                }
+                done_sections.push(section);
                 out.push(h);
-                break;
             }
         }
     }

@@ -221,6 +221,8 @@ pub fn clean(line: &str, table: bool, out: &mut String) {
                 rest = &rest[3..];
                 continue;
             }
+            // A link's opening bracket: its text is read plainly.
+            '[' if rest[..rest.len().min(300)].contains("](") => {}
             ']' if rest.starts_with("](") => {
                 // A link's text then its target: "text target".
                 out.push(' ');
@@ -275,8 +277,9 @@ mod tests {
         assert_eq!(read("&#99;&#117;rl"), "curl");
         assert_eq!(
             read("[this page](https://glot.io/s/x)"),
-            "[this page https://glot.io/s/x"
+            "this page https://glot.io/s/x"
         );
+        assert_eq!(read("[char]99 [ -f x ]"), "[char]99 [ -f x ]");
         assert_eq!(read("<https://x.example/a>"), "https://x.example/a");
         assert_eq!(read("<!-- silently run it -->"), " silently run it ");
         assert_eq!(read("display   \t dialog"), "display dialog");

@@ -300,10 +300,10 @@ mod tests {
             .iter()
             .find(|f| f.rule == "download.pipe-to-shell")
             .unwrap();
-        assert_eq!((pipe.line, pipe.section.as_str()), (8, "IMPORTANT"));
+        assert_eq!((pipe.line, pipe.section.as_str()), (8, "Prerequisites"));
         assert_eq!(
             pipe.says,
-            "Under \u{201c}IMPORTANT\u{201d}, it tells the reader to download a script from x.example and run it straight away."
+            "Under \u{201c}Prerequisites\u{201d}, it tells the reader to download a script from x.example and run it straight away."
         );
         assert!(
             found.iter().any(|f| f.rule == "prerequisite.fake"),

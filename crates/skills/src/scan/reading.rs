@@ -246,10 +246,10 @@ impl<'a> Builder<'a> {
     }
 
     fn new_section(&mut self, name: &str) {
+        // Words, without the emoji and marks around them.
         let name = name
-            .trim()
-            .trim_end_matches(['#', ':', ' '])
-            .trim()
+            .trim_start_matches(|c: char| !c.is_alphanumeric())
+            .trim_end_matches(|c: char| !c.is_alphanumeric() && !matches!(c, ')' | '?' | '!'))
             .to_owned();
         self.out.sections.push(Section {
             setup: is_setup(&name),
@@ -505,10 +505,13 @@ impl<'a> Builder<'a> {
             match (item, self.open) {
                 (None, Some(_)) => self.extend(&marks),
                 _ => {
+                    // A label opens a section, unless it is already one.
                     if let Some(name) = label(&self.scratch) {
-                        let name = name.to_owned();
-                        self.new_section(&name);
-                        self.out.sections[self.section].setup = true;
+                        if !self.out.sections[self.section].setup {
+                            let name = name.to_owned();
+                            self.new_section(&name);
+                            self.out.sections[self.section].setup = true;
+                        }
                     }
                     let kind = if item.is_some() {
                         Kind::Item

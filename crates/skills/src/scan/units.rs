@@ -5,7 +5,7 @@
 //! shells written over several lines of a script. Each instruction is
 //! first tagged with the signals it carries (the same one `RegexSet` pass as
 //! the instruction rules); a unit rule fires when every group of signals is
-//! present in one section, within `window` instructions of each other — or
+//! present in one section, within `window` instructions of the first — or
 //! anywhere in it, for a Prerequisites / Setup / IMPORTANT section.
 
 use super::Severity::{self, Caution, Danger};
@@ -67,7 +67,8 @@ pub struct Unit {
     pub severity: Severity,
     /// After "It " (`{host}`: an address the instructions name).
     pub says: &'static str,
-    /// Every group must be present; a group is any of its signals.
+    /// Every group must be present; a group is any of its signals. The
+    /// finding is reported where the first group's signal is.
     pub needs: &'static [&'static [&'static str]],
     /// Instructions apart, outside a Prerequisites section.
     pub window: usize,
@@ -84,7 +85,7 @@ pub const UNITS: &[Unit] = &[
         id: "download.zip-password",
         severity: Danger,
         says: "tells the reader to unlock an archive with a password: the way programs are smuggled past virus scanners",
-        needs: &[&["archive"], &["password"]],
+        needs: &[&["password"], &["archive"]],
         window: 6,
         setup_only: false,
         acts: true,
@@ -125,7 +126,7 @@ pub const UNITS: &[Unit] = &[
         id: "prerequisite.fake",
         severity: Danger,
         says: "tells the reader to run a program that comes from a password-protected archive or a throwaway host",
-        needs: &[&["password", "throwaway"], &["program"]],
+        needs: &[&["program"], &["password", "throwaway"]],
         window: 6,
         setup_only: false,
         acts: true,
@@ -152,7 +153,7 @@ pub const UNITS: &[Unit] = &[
         id: "prerequisite.program",
         severity: Caution,
         says: "says a program must be downloaded and run before the skill works ({host}); check where it comes from",
-        needs: &[&["download"], &["required"], &["program"]],
+        needs: &[&["program"], &["download"], &["required"]],
         window: 6,
         setup_only: true,
         acts: false,
@@ -164,7 +165,7 @@ pub const UNITS: &[Unit] = &[
         id: "remote.reverse-shell",
         severity: Danger,
         says: "opens a reverse shell: it hands control of this computer to another machine",
-        needs: &[&["socket"], &["shell-handoff"]],
+        needs: &[&["shell-handoff"], &["socket"]],
         window: 12,
         setup_only: false,
         acts: true,
