@@ -483,7 +483,7 @@ pub fn hits(path: &str, text: &str, depth: u8, budget: &mut Budget) -> Vec<Hit> 
     };
     if depth < decode::MAX_DEPTH {
         for d in decode::decode(text, budget) {
-            let line = text[..d.at].bytes().filter(|&b| b == b'\n').count() + 1;
+            let line = d.line;
             let i = place(line);
             let (section, lesson, setup) = if n == 0 {
                 (String::new(), false, false)

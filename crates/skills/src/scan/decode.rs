@@ -43,7 +43,7 @@ impl Default for Budget {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Found {
     /// Text to scan again.
     Text { how: &'static str, text: String },
@@ -56,10 +56,10 @@ pub enum Found {
     Unreadable { how: &'static str },
 }
 
-/// Where in the source text it was found.
+/// Where in the source text it was found (1-based line).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Decoded {
-    pub at: usize,
+    pub line: usize,
     pub found: Found,
 }
 
@@ -218,6 +218,21 @@ fn unescape(line: &str) -> String {
 /// Decoded bytes that read as text: valid UTF-8, almost all printable, with
 /// some letters.
 fn as_text(bytes: Vec<u8>) -> Result<String, Vec<u8>> {
+    // PowerShell's -EncodedCommand is UTF-16LE.
+    let zeros = bytes.iter().skip(1).step_by(2).filter(|&&b| b == 0).count();
+    if bytes.len() >= 8 && bytes.len() % 2 == 0 && zeros * 10 >= bytes.len() / 2 * 9 {
+        let units: Vec<u16> = bytes
+            .chunks(2)
+            .map(|p| u16::from_le_bytes([p[0], p[1]]))
+            .collect();
+        if let Ok(t) = utf8_text(String::from_utf16_lossy(&units).into_bytes()) {
+            return Ok(t);
+        }
+    }
+    utf8_text(bytes)
+}
+
+fn utf8_text(bytes: Vec<u8>) -> Result<String, Vec<u8>> {
     let text = match String::from_utf8(bytes) {
         Ok(t) => t,
         Err(e) => return Err(e.into_bytes()),
@@ -227,7 +242,7 @@ fn as_text(bytes: Vec<u8>) -> Result<String, Vec<u8>> {
     let mut letters = 0usize;
     for c in text.chars() {
         total += 1;
-        if c.is_control() && !matches!(c, '\n' | '\r' | '\t') {
+        if (c.is_control() && !matches!(c, '\n' | '\r' | '\t')) || c == '\u{FFFD}' {
             odd += 1;
         }
         if c.is_ascii_alphabetic() {
@@ -246,9 +261,121 @@ fn line_of(text: &str, at: usize) -> (usize, usize) {
     (start, end)
 }
 
+fn line_no(text: &str, at: usize) -> usize {
+    text[..at].bytes().filter(|&b| b == b'\n').count() + 1
+}
+
+/// `text` with string literals joined where they are added together
+/// (`'Y3Vy' + 'bCB4'`), so a payload cut into pieces decodes whole; lines
+/// stay where they were.
+fn joined(text: &str) -> Option<String> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r#"(?-u)["'][ \t]*(?:\+|\.\.?)[ \t]*["']"#).unwrap_or_else(|e| panic!("{e}"))
+    });
+    if !text.contains(['+', '.']) || !re.is_match(text.as_bytes()) {
+        return None;
+    }
+    let out = re.replace_all(text.as_bytes(), &b""[..]);
+    String::from_utf8(out.into_owned()).ok()
+}
+
+/// Base64 wrapped over several lines (as tools print it), joined, with the
+/// line where it starts.
+fn wrapped(text: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut run: Option<(usize, String, usize)> = None;
+    let b64 = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'=');
+    for (n, line) in text.lines().enumerate() {
+        let t = line
+            .trim()
+            .trim_end_matches(['\\', '+'])
+            .trim()
+            .trim_matches(|c| c == '"' || c == '\'');
+        let is = t.len() >= 16 && t.bytes().all(b64);
+        if !is {
+            if let Some((start, joined, lines)) = run.take() {
+                if lines >= 2 {
+                    out.push((start, joined));
+                }
+            }
+        } else if let Some((_, joined, lines)) = run.as_mut() {
+            joined.push_str(t);
+            *lines += 1;
+        } else {
+            run = Some((n + 1, t.to_owned(), 1));
+        }
+    }
+    if let Some((start, joined, lines)) = run {
+        if lines >= 2 {
+            out.push((start, joined));
+        }
+    }
+    out
+}
+
 /// Every encoded thing in `text` worth reading, within `budget`.
 pub fn decode(text: &str, budget: &mut Budget) -> Vec<Decoded> {
     let mut out = Vec::new();
+    candidates(text, budget, &mut out);
+    if let Some(j) = joined(text) {
+        candidates(&j, budget, &mut out);
+    }
+    for (line, blob) in wrapped(text) {
+        if budget.candidates == 0 {
+            break;
+        }
+        budget.candidates -= 1;
+        if let Some(bytes) = base64(blob.as_bytes()) {
+            keep(&mut out, budget, line, "base64", bytes, blob.len());
+        }
+    }
+    // The same text found twice (joined, or wrapped) is read once.
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|d| seen.insert((d.line, d.found.clone())));
+    out
+}
+
+/// Keeps what `bytes` decoded to, if it is worth reading or reporting.
+fn keep(
+    out: &mut Vec<Decoded>,
+    budget: &mut Budget,
+    line: usize,
+    how: &'static str,
+    bytes: Vec<u8>,
+    len: usize,
+) {
+    if bytes.is_empty() {
+        return;
+    }
+    match as_text(bytes) {
+        Ok(t) => {
+            if t.len() > budget.bytes {
+                budget.bytes = 0;
+                return;
+            }
+            budget.bytes -= t.len();
+            out.push(Decoded {
+                line,
+                found: Found::Text { how, text: t },
+            });
+        }
+        Err(raw) => match binary::kind(&raw) {
+            binary::Kind::Program(what) => out.push(Decoded {
+                line,
+                found: Found::Program { how, what },
+            }),
+            binary::Kind::Media => {}
+            _ if len >= LONG_BLOB && how != "escapes" => out.push(Decoded {
+                line,
+                found: Found::Unreadable { how },
+            }),
+            _ => {}
+        },
+    }
+}
+
+fn candidates(text: &str, budget: &mut Budget, out: &mut Vec<Decoded>) {
     let bytes = text.as_bytes();
     // Matches come in order, so a line already decoded is the last one.
     let mut escaped_line: Option<usize> = None;
@@ -260,7 +387,6 @@ pub fn decode(text: &str, budget: &mut Budget) -> Vec<Decoded> {
         let (how, at, decoded, len) = if let Some(m) = caps.name("b64") {
             let s = m.as_bytes();
             let all_hex = s.iter().all(u8::is_ascii_hexdigit);
-            // A run in the middle of a longer word isn't a token.
             let d = if all_hex && s.len() >= 16 && s.len() % 2 == 0 {
                 ("hex", hex(s))
             } else if all_hex || s.len() < MIN_BASE64 {
@@ -297,36 +423,8 @@ pub fn decode(text: &str, budget: &mut Budget) -> Vec<Decoded> {
             continue;
         };
         let Some(decoded) = decoded else { continue };
-        if decoded.is_empty() {
-            continue;
-        }
-        match as_text(decoded) {
-            Ok(t) => {
-                if t.len() > budget.bytes {
-                    budget.bytes = 0;
-                    continue;
-                }
-                budget.bytes -= t.len();
-                out.push(Decoded {
-                    at,
-                    found: Found::Text { how, text: t },
-                });
-            }
-            Err(raw) => match binary::kind(&raw) {
-                binary::Kind::Program(what) => out.push(Decoded {
-                    at,
-                    found: Found::Program { how, what },
-                }),
-                binary::Kind::Media => {}
-                _ if len >= LONG_BLOB && how != "escapes" => out.push(Decoded {
-                    at,
-                    found: Found::Unreadable { how },
-                }),
-                _ => {}
-            },
-        }
+        keep(out, budget, line_no(text, at), how, decoded, len);
     }
-    out
 }
 
 #[cfg(test)]
@@ -412,8 +510,10 @@ mod tests {
 
     #[test]
     fn the_budget_bounds_the_work() {
-        let b64 = STANDARD.encode("hello there, general reader");
-        let text = vec![b64.as_str(); 100].join(" ");
+        let text: Vec<String> = (0..100)
+            .map(|i| STANDARD.encode(format!("hello there, general reader {i}")))
+            .collect();
+        let text = text.join("\n");
         let mut budget = Budget {
             bytes: 1 << 20,
             candidates: 10,

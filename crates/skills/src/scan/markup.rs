@@ -63,6 +63,29 @@ const TAGS: &[&str] = &[
 fn plain(c: char) -> Option<char> {
     let u = c as u32;
     Some(match u {
+        // Cyrillic and Greek letters that look like Latin ones.
+        0x0430 => 'a',
+        0x0435 => 'e',
+        0x043E | 0x03BF => 'o',
+        0x0440 | 0x03C1 => 'p',
+        0x0441 => 'c',
+        0x0443 => 'y',
+        0x0445 => 'x',
+        0x0456 => 'i',
+        0x0458 => 'j',
+        0x0455 => 's',
+        0x0501 => 'd',
+        0x0410 | 0x0391 => 'A',
+        0x0412 | 0x0392 => 'B',
+        0x0415 | 0x0395 => 'E',
+        0x041A | 0x039A => 'K',
+        0x041C | 0x039C => 'M',
+        0x041D | 0x0397 => 'H',
+        0x041E | 0x039F => 'O',
+        0x0420 | 0x03A1 => 'P',
+        0x0421 => 'C',
+        0x0422 | 0x03A4 => 'T',
+        0x0425 | 0x03A7 => 'X',
         // Fullwidth ASCII.
         0xFF01..=0xFF5E => char::from_u32(u - 0xFEE0).unwrap_or(c),
         0x00A0 | 0x1680 | 0x2000..=0x200A | 0x202F | 0x205F | 0x3000 => ' ',
@@ -168,6 +191,21 @@ pub fn clean(line: &str, table: bool, out: &mut String) {
                     }
                     _ => out.push('\\'),
                 }
+            }
+            // An empty pair of quotes inside a word is nothing to a shell.
+            '\'' | '"'
+                if rest[1..].starts_with(c)
+                    && out
+                        .chars()
+                        .next_back()
+                        .is_some_and(|p| p.is_ascii_alphanumeric())
+                    && rest[2..]
+                        .chars()
+                        .next()
+                        .is_some_and(|n| n.is_ascii_alphanumeric()) =>
+            {
+                rest = &rest[2..];
+                continue;
             }
             '|' if table => out.push('\t'),
             // Runs of spaces are one space, as they are to a shell.
@@ -293,6 +331,9 @@ mod tests {
     #[test]
     fn lookalike_characters_are_ascii() {
         assert_eq!(read("ｃｕｒｌ x"), "curl x");
+        assert_eq!(read("\u{0441}url x | \u{0455}h"), "curl x | sh");
+        assert_eq!(read("c''url x | b\"\"ash"), "curl x | bash");
+        assert_eq!(read("echo '' \"\""), "echo '' \"\"");
         assert_eq!(read("cu\u{200B}rl\u{00A0}x"), "curl x");
         assert_eq!(read("“quoted” — dash"), "\"quoted\" - dash");
         assert_eq!(read("中文 😊"), "中文 😊");

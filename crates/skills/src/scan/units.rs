@@ -22,7 +22,7 @@ pub const SIGNALS: &[Signal] = &[
     },
     Signal {
         id: "password",
-        pattern: r#"\b(?:password|passwd|passcode|pass|pwd|pw)\s*[:=]\s*["']?[A-Za-z0-9!@#%^&+._-]{3,}|\bextract(?:ed|ing)?\s+(?:it\s+|them\s+)?(?:using|with)\b[^\n]{0,24}?[:=]\s*\S+|\b(?:extract|unzip|unpack|decompress|open)\w*\b[^\n]{0,30}\b(?:password|passwd|pass|pwd)\s+(?:is\s+)?["']?[A-Za-z0-9!@#%^&+._-]{3,}|\(\s*(?:pass|password|pwd|pw)\s*[:=]?\s*\S+?\s*\)|\bpassword\s+is\s*:?\s*["'][^"']+["']"#,
+        pattern: r#"\b(?:password|passwd|passcode|passphrase|pass|pwd|pw)\s*[:=]\s*["']?[A-Za-z0-9!@#%^&+._-]{3,}|\bextract(?:ed|ing)?\s+(?:it\s+|them\s+)?(?:using|with)\b[^\n]{0,24}?[:=]\s*\S+|\b(?:extract|unzip|unpack|decompress|open)\w*\b[^\n]{0,30}\b(?:password|passwd|pass|pwd)\s+(?:is\s+)?["']?[A-Za-z0-9!@#%^&+._-]{3,}|\(\s*(?:pass|password|pwd|pw)\s*[:=]?\s*\S+?\s*\)|\bpassword\s+is\s*:?\s*["'][^"']+["']"#,
     },
     Signal {
         id: "program",
@@ -38,7 +38,7 @@ pub const SIGNALS: &[Signal] = &[
     },
     Signal {
         id: "throwaway",
-        pattern: r"\b(?:glot\.io|pastebin\.com|rentry\.(?:co|org)|paste\.ee|hastebin\.com|ghostbin\.\w+|dpaste\.(?:org|com)|termbin\.com|0x0\.st|paste\.rs|justpaste\.it|controlc\.com|pastes\.dev|privatebin\.net|transfer\.sh|temp\.sh|file\.io|gofile\.io|catbox\.moe|mediafire\.com|mega\.nz|anonfiles\.com|pixeldrain\.com|bit\.ly|tinyurl\.com|is\.gd|cutt\.ly|rebrand\.ly|t\.ly|shorturl\.at)\b|\bhttps?://\d{1,3}(?:\.\d{1,3}){3}",
+        pattern: r"\b(?:glot\.io|pastebin\.com|rentry\.(?:co|org)|paste\.ee|hastebin\.com|ghostbin\.\w+|dpaste\.(?:org|com)|termbin\.com|0x0\.st|paste\.rs|justpaste\.it|controlc\.com|pastes\.dev|privatebin\.net|telegra\.ph|paste\.sh|ix\.io|sprunge\.us|bpa\.st|transfer\.sh|temp\.sh|file\.io|gofile\.io|catbox\.moe|mediafire\.com|mega\.nz|anonfiles\.com|pixeldrain\.com|bit\.ly|tinyurl\.com|is\.gd|cutt\.ly|rebrand\.ly|t\.ly|shorturl\.at)\b|\bhttps?://\d{1,3}(?:\.\d{1,3}){3}",
     },
     Signal {
         id: "link",
