@@ -134,13 +134,18 @@ fn markup_continuations_and_blank_lines_never_hide_a_flagged_example() {
                 .iter()
                 .flat_map(|u| u.danger.iter().chain(u.caution).map(move |e| (u.id, *e))),
         );
+    // More rounds for a deeper search: SCAN_PROPERTY_ROUNDS=5000.
+    let rounds: usize = std::env::var("SCAN_PROPERTY_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(64);
     let mut failures = Vec::new();
     let mut tried = 0;
     for (n, (id, example)) in rows.enumerate() {
         let want =
             worst(example, id).unwrap_or_else(|| panic!("{id} misses its own row {example:?}"));
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ (n as u64 + 1).wrapping_mul(0x1000_0000_01B3));
-        for _ in 0..64 {
+        for _ in 0..rounds {
             let spelled = respell(example, &mut rng);
             tried += 1;
             let got = worst(&spelled, id);

@@ -270,8 +270,9 @@ impl<'a> Builder<'a> {
     ) -> usize {
         self.scratch.clear();
         marks.clear();
+        let mut info: Option<&'a str> = None;
         loop {
-            let raw = self.lines[i];
+            let raw = info.take().unwrap_or(self.lines[i]);
             marks.push((self.scratch.len(), i + 1));
             // PowerShell's backtick and cmd's caret go on, in code only.
             let trimmed = raw.trim_end();
@@ -291,7 +292,17 @@ impl<'a> Builder<'a> {
             // The next line that isn't blank, unless a fence or the end.
             let next = (i + 1..self.lines.len()).find(|&j| !is_blank(self.lines[j]));
             let Some(j) = next else { return i };
-            if fence(self.lines[j]).is_some() || (!code && heading_level(self.lines[j]).is_some()) {
+            if let Some((_, _, words)) = fence(self.lines[j]) {
+                // A line that goes on into a fence's info string goes on
+                // into its words (a reader doesn't stop there).
+                if goes_on && !words.trim().is_empty() {
+                    info = Some(words);
+                    i = j;
+                    continue;
+                }
+                return i;
+            }
+            if !code && heading_level(self.lines[j]).is_some() {
                 return i;
             }
             if !goes_on {
