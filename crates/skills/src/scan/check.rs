@@ -42,23 +42,46 @@ pub struct Hit {
     pub acts: bool,
 }
 
+/// A pattern compiled the first time it is needed: most rules never match
+/// most skills, and a process that scans one skill shouldn't compile them.
+struct Lazy {
+    pattern: &'static str,
+    re: OnceLock<Regex>,
+}
+
+impl Lazy {
+    fn new(pattern: &'static str) -> Lazy {
+        Lazy {
+            pattern,
+            re: OnceLock::new(),
+        }
+    }
+
+    fn get(&self) -> &Regex {
+        self.re.get_or_init(|| {
+            Regex::new(&expand(self.pattern))
+                .unwrap_or_else(|e| panic!("scanner rule {}: {e}", self.pattern))
+        })
+    }
+}
+
 struct Compiled {
     set: RegexSet,
-    rules: Vec<Regex>,
-    unless: Vec<Option<Regex>>,
-    word_unless: Vec<Option<Regex>>,
-    escalate: Vec<Vec<(Regex, &'static str)>>,
-    soften: Vec<Option<Regex>>,
-    signals: Vec<Regex>,
+    rules: Vec<Lazy>,
+    unless: Vec<Option<Lazy>>,
+    word_unless: Vec<Option<Lazy>>,
+    escalate: Vec<Vec<(Lazy, &'static str)>>,
+    soften: Vec<Option<Lazy>>,
+    signals: Vec<Lazy>,
     /// Index in the set of the first signal, and of the lesson markers.
     signal_at: usize,
     strong_at: usize,
     weak_at: usize,
-    strong: Regex,
-    weak: Regex,
-    heading_strong: Regex,
-    heading_weak: Regex,
-    topic: Regex,
+    strong: Lazy,
+    weak: Lazy,
+    heading_strong: Lazy,
+    heading_weak: Lazy,
+    topic: Lazy,
     units: Vec<Vec<Vec<usize>>>,
 }
 
@@ -75,9 +98,7 @@ const TOPIC: &str = r"\b(?:security|secure|injections?|attacks?|malicious|malwar
 fn compiled() -> &'static Compiled {
     static C: OnceLock<Compiled> = OnceLock::new();
     C.get_or_init(|| {
-        let re =
-            |p: &str| Regex::new(&expand(p)).unwrap_or_else(|e| panic!("scanner rule {p}: {e}"));
-        let opt = |p: Option<&str>| p.map(re);
+        let opt = |p: Option<&'static str>| p.map(Lazy::new);
         let mut all: Vec<String> = RULES.iter().map(|r| expand(r.pattern)).collect();
         let signal_at = all.len();
         all.extend(SIGNALS.iter().map(|s| expand(s.pattern)));
@@ -93,23 +114,28 @@ fn compiled() -> &'static Compiled {
         };
         Compiled {
             set: RegexSet::new(&all).unwrap_or_else(|e| panic!("scanner rules: {e}")),
-            rules: RULES.iter().map(|r| re(r.pattern)).collect(),
+            rules: RULES.iter().map(|r| Lazy::new(r.pattern)).collect(),
             unless: RULES.iter().map(|r| opt(r.unless)).collect(),
             word_unless: RULES.iter().map(|r| opt(r.word_unless)).collect(),
             escalate: RULES
                 .iter()
-                .map(|r| r.escalate.iter().map(|(p, why)| (re(p), *why)).collect())
+                .map(|r| {
+                    r.escalate
+                        .iter()
+                        .map(|(p, why)| (Lazy::new(p), *why))
+                        .collect()
+                })
                 .collect(),
             soften: RULES.iter().map(|r| opt(r.soften)).collect(),
-            signals: SIGNALS.iter().map(|s| re(s.pattern)).collect(),
+            signals: SIGNALS.iter().map(|s| Lazy::new(s.pattern)).collect(),
             signal_at,
             strong_at,
             weak_at,
-            strong: re(STRONG),
-            weak: re(WEAK),
-            heading_strong: re(HEADING_STRONG),
-            heading_weak: re(HEADING_WEAK),
-            topic: re(TOPIC),
+            strong: Lazy::new(STRONG),
+            weak: Lazy::new(WEAK),
+            heading_strong: Lazy::new(HEADING_STRONG),
+            heading_weak: Lazy::new(HEADING_WEAK),
+            topic: Lazy::new(TOPIC),
             units: UNITS
                 .iter()
                 .map(|u| {
@@ -189,13 +215,14 @@ fn word_around(words: &str, from: usize, to: usize) -> &str {
 }
 
 /// Which instructions are quoted lessons.
-fn lessons(r: &Reading, strong: &[bool], weak: &[bool], c: &Compiled) -> Vec<bool> {
+fn lessons(r: &Reading, lower: &str, strong: &[bool], weak: &[bool], c: &Compiled) -> Vec<bool> {
+    let low = |i: usize| lower[r.instructions[i].start..r.instructions[i].end].as_bytes();
     let mut out = vec![false; r.instructions.len()];
     if !r.markdown {
         return out;
     }
     let topic = r.instructions.iter().enumerate().any(|(i, inst)| {
-        matches!(inst.kind, Kind::Front | Kind::Heading) && c.topic.is_match(r.words(i).as_bytes())
+        matches!(inst.kind, Kind::Front | Kind::Heading) && c.topic.get().is_match(low(i))
     });
     let mut heading_lead = false;
     let mut para_lead = false;
@@ -203,9 +230,9 @@ fn lessons(r: &Reading, strong: &[bool], weak: &[bool], c: &Compiled) -> Vec<boo
         let marked = strong[i] || (topic && weak[i]);
         match inst.kind {
             Kind::Heading => {
-                let w = r.words(i).as_bytes();
-                heading_lead =
-                    c.heading_strong.is_match(w) || (topic && c.heading_weak.is_match(w));
+                let w = low(i);
+                heading_lead = c.heading_strong.get().is_match(w)
+                    || (topic && c.heading_weak.get().is_match(w));
                 para_lead = false;
             }
             Kind::Front => {}
@@ -224,6 +251,8 @@ fn lessons(r: &Reading, strong: &[bool], weak: &[bool], c: &Compiled) -> Vec<boo
 
 struct File<'a> {
     r: Reading,
+    /// `r.text`, ASCII-lowercased (the same byte offsets): what rules read.
+    lower: String,
     lesson: Vec<bool>,
     c: &'a Compiled,
 }
@@ -267,17 +296,19 @@ impl File<'_> {
         let i = self.r.at(from);
         let inst = &self.r.instructions[i];
         let words = self.r.words(i);
+        // The rules read the lowercased copy; the sentence shows the words.
+        let low = &self.lower[inst.start..inst.end];
         let (wf, wt) = (from - inst.start, to.min(inst.end) - inst.start);
         if c.unless[k]
             .as_ref()
-            .is_some_and(|u| u.is_match(words.as_bytes()))
+            .is_some_and(|u| u.get().is_match(low.as_bytes()))
         {
             return None;
         }
         let matched = &words[wf..wt];
         if c.word_unless[k]
             .as_ref()
-            .is_some_and(|u| u.is_match(word_around(words, wf, wt).as_bytes()))
+            .is_some_and(|u| u.get().is_match(word_around(low, wf, wt).as_bytes()))
         {
             return None;
         }
@@ -319,7 +350,7 @@ impl File<'_> {
             short_around(words, wf),
         );
         for (re, why) in &c.escalate[k] {
-            if re.is_match(words.as_bytes()) {
+            if re.get().is_match(low.as_bytes()) {
                 h.severity = Severity::Danger;
                 h.reasons.push(why);
                 acts = true;
@@ -327,7 +358,7 @@ impl File<'_> {
         }
         if c.soften[k]
             .as_ref()
-            .is_some_and(|s| s.is_match(words.as_bytes()))
+            .is_some_and(|s| s.get().is_match(low.as_bytes()))
             && h.reasons.is_empty()
         {
             h.severity = Severity::Caution;
@@ -436,7 +467,8 @@ fn dedupe(hits: &mut Vec<Hit>) {
 pub fn hits(path: &str, text: &str, depth: u8, budget: &mut Budget) -> Vec<Hit> {
     let c = compiled();
     let r = reading::read(path, text);
-    let bytes = r.text.as_bytes();
+    let lower = r.text.to_ascii_lowercase();
+    let bytes = lower.as_bytes();
     let matched = c.set.matches(bytes);
     let n = r.instructions.len();
     let mut strong = vec![false; n];
@@ -444,11 +476,11 @@ pub fn hits(path: &str, text: &str, depth: u8, budget: &mut Budget) -> Vec<Hit> 
     let mut signals = vec![0u32; n];
     for k in matched.iter().filter(|&k| k >= c.signal_at) {
         let re = if k == c.strong_at {
-            &c.strong
+            c.strong.get()
         } else if k == c.weak_at {
-            &c.weak
+            c.weak.get()
         } else {
-            &c.signals[k - c.signal_at]
+            c.signals[k - c.signal_at].get()
         };
         for m in re.find_iter(bytes) {
             let i = r.at(m.start());
@@ -461,13 +493,18 @@ pub fn hits(path: &str, text: &str, depth: u8, budget: &mut Budget) -> Vec<Hit> 
             }
         }
     }
-    let lesson = lessons(&r, &strong, &weak, c);
-    let file = File { r, lesson, c };
-    let bytes = file.r.text.as_bytes();
+    let lesson = lessons(&r, &lower, &strong, &weak, c);
+    let file = File {
+        r,
+        lower,
+        lesson,
+        c,
+    };
+    let bytes = file.lower.as_bytes();
     let mut out = Vec::new();
     for k in matched.iter().filter(|&k| k < c.signal_at) {
         let rule = &RULES[k];
-        for m in c.rules[k].find_iter(bytes) {
+        for m in c.rules[k].get().find_iter(bytes) {
             if let Some(h) = file.rule_hit(k, rule, m.start(), m.end()) {
                 out.push(h);
             }

@@ -261,10 +261,6 @@ fn line_of(text: &str, at: usize) -> (usize, usize) {
     (start, end)
 }
 
-fn line_no(text: &str, at: usize) -> usize {
-    text[..at].bytes().filter(|&b| b == b'\n').count() + 1
-}
-
 /// `text` with string literals joined where they are added together
 /// (`'Y3Vy' + 'bCB4'`), so a payload cut into pieces decodes whole; lines
 /// stay where they were.
@@ -379,27 +375,20 @@ fn candidates(text: &str, budget: &mut Budget, out: &mut Vec<Decoded>) {
     let bytes = text.as_bytes();
     // Matches come in order, so a line already decoded is the last one.
     let mut escaped_line: Option<usize> = None;
-    for caps in candidates_re().captures_iter(bytes) {
+    let (mut line, mut counted) = (1, 0);
+    // One pass for every kind; the kind is read off the match (asking the
+    // regex for its groups would run a slower engine for each match).
+    for m in candidates_re().find_iter(bytes) {
         if budget.candidates == 0 || budget.bytes == 0 {
             break;
         }
         budget.candidates -= 1;
-        let (how, at, decoded, len) = if let Some(m) = caps.name("b64") {
-            let s = m.as_bytes();
-            let all_hex = s.iter().all(u8::is_ascii_hexdigit);
-            let d = if all_hex && s.len() >= 16 && s.len() % 2 == 0 {
-                ("hex", hex(s))
-            } else if all_hex || s.len() < MIN_BASE64 {
-                continue;
-            } else {
-                ("base64", base64(s))
-            };
-            (d.0, m.start(), d.1, s.len())
-        } else if let Some(m) = caps.name("hexsep") {
-            ("hex", m.start(), hex(m.as_bytes()), m.len())
-        } else if let Some(m) = caps.name("codes") {
-            ("character codes", m.start(), codes(m.as_bytes()), m.len())
-        } else if let Some(m) = caps.name("esc") {
+        let s = m.as_bytes();
+        let first = s[0];
+        let separated = s
+            .iter()
+            .any(|b| matches!(b, b' ' | b',' | b':' | b'(' | b')' | b'['));
+        let (how, at, decoded, len) = if first == b'\\' || first == b'%' {
             let (start, end) = line_of(text, m.start());
             if escaped_line == Some(start) {
                 continue;
@@ -407,8 +396,8 @@ fn candidates(text: &str, budget: &mut Budget, out: &mut Vec<Decoded>) {
             escaped_line = Some(start);
             let line = &text[start..end];
             let escapes = candidates_re()
-                .captures_iter(line.as_bytes())
-                .filter(|c| c.name("esc").is_some())
+                .find_iter(line.as_bytes())
+                .filter(|e| matches!(e.as_bytes()[0], b'\\' | b'%'))
                 .count();
             if escapes < 4 {
                 continue;
@@ -419,11 +408,35 @@ fn candidates(text: &str, budget: &mut Budget, out: &mut Vec<Decoded>) {
                 Some(unescape(line).into_bytes()),
                 end - start,
             )
+        } else if separated {
+            let as_hex = s
+                .split(|b| matches!(b, b' ' | b':' | b','))
+                .filter(|t| !t.is_empty())
+                .all(|t| t.strip_prefix(b"0x").unwrap_or(t).len() == 2);
+            if as_hex {
+                ("hex", m.start(), hex(s), s.len())
+            } else {
+                ("character codes", m.start(), codes(s), s.len())
+            }
         } else {
-            continue;
+            let all_hex = s.iter().all(u8::is_ascii_hexdigit);
+            let d = if all_hex && s.len() >= 16 && s.len() % 2 == 0 {
+                ("hex", hex(s))
+            } else if all_hex || s.len() < MIN_BASE64 {
+                continue;
+            } else {
+                ("base64", base64(s))
+            };
+            (d.0, m.start(), d.1, s.len())
         };
         let Some(decoded) = decoded else { continue };
-        keep(out, budget, line_no(text, at), how, decoded, len);
+        // Lines counted from the last candidate on, not from the start.
+        line += text.as_bytes()[counted..at]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        counted = at;
+        keep(out, budget, line, how, decoded, len);
     }
 }
 

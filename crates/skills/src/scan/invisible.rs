@@ -58,13 +58,33 @@ fn excerpt(text: &str, at: usize) -> String {
         .collect()
 }
 
+/// Whether `b` holds any character this module looks at, by its UTF-8
+/// bytes: tag characters (F3 A0 …), bidi controls and zero-width ones
+/// (E2 80 8B–8F, E2 80 AA–AE, E2 81 A0–A9), and the byte-order mark (EF BB BF).
+fn has_invisible(b: &[u8]) -> bool {
+    let mut i = 0;
+    while i + 2 < b.len() {
+        match b[i] {
+            0xF3 if b[i + 1] == 0xA0 => return true,
+            0xE2 => match (b[i + 1], b[i + 2]) {
+                (0x80, 0x8B..=0x8F | 0xAA..=0xAE) | (0x81, 0xA0..=0xA9) => return true,
+                _ => {}
+            },
+            0xEF if b[i + 1] == 0xBB && b[i + 2] == 0xBF => return true,
+            _ => {}
+        }
+        i += 1;
+    }
+    false
+}
+
 /// The invisible characters in `text`, and the text hidden in tag
 /// characters (with where it starts), for the rules to read.
 pub fn check(text: &str) -> (Vec<Mark>, Vec<(usize, String)>) {
     let mut out = Vec::new();
     let mut hidden_texts = Vec::new();
     // Nearly every text is free of them: one look at the bytes first.
-    if !text.bytes().any(|b| b == 0xE2 || b == 0xEF || b == 0xF3) {
+    if !has_invisible(text.as_bytes()) {
         return (out, hidden_texts);
     }
     let chars: Vec<(usize, char)> = text.char_indices().collect();

@@ -154,12 +154,52 @@ fn tag(s: &str) -> Option<(usize, Option<&str>)> {
     Some((end + 1, href))
 }
 
+/// How many bytes at the start of `s` read exactly as written: no markup,
+/// entity, tag, space, quote, or character `plain` would change.
+fn ordinary_prefix(s: &str) -> usize {
+    for (i, c) in s.char_indices() {
+        let special = if c.is_ascii() {
+            matches!(
+                c,
+                '*' | '`'
+                    | '~'
+                    | '_'
+                    | '\\'
+                    | '|'
+                    | '&'
+                    | '<'
+                    | '-'
+                    | '['
+                    | ']'
+                    | ' '
+                    | '\t'
+                    | '\''
+                    | '"'
+            )
+        } else {
+            // CJK, kana, hangul and most symbols are never changed.
+            !(0x3001..0xFE00).contains(&(c as u32)) && plain(c) != Some(c)
+        };
+        if special {
+            return i;
+        }
+    }
+    s.len()
+}
+
 /// `line` as read, appended to `out`. In a table row, cell borders (`|` not
 /// escaped) become tabs, so a pipe inside a cell is the only pipe left.
 pub fn clean(line: &str, table: bool, out: &mut String) {
     let start = out.len();
     let mut rest = line;
     while let Some(c) = rest.chars().next() {
+        // Most of a line reads as it is written: copy it in one go.
+        let plain_len = ordinary_prefix(rest);
+        if plain_len > 0 {
+            out.push_str(&rest[..plain_len]);
+            rest = &rest[plain_len..];
+            continue;
+        }
         let n = c.len_utf8();
         match c {
             '*' | '`' => {}

@@ -4,10 +4,11 @@
 //! and the property test in `tests/markup_property.rs` re-spells them).
 //!
 //! A rule reads one instruction (`reading.rs`): markup gone, continuation
-//! lines joined. Patterns are byte patterns with ASCII word boundaries and
-//! ASCII case folding (`(?-u)` is added when they're compiled), which keeps
-//! the one `RegexSet` pass fast on text full of emoji and CJK. `%NAME%`
-//! stands for a shared part (`PARTS`).
+//! lines joined. Patterns are byte patterns with ASCII word boundaries
+//! (`(?-u)` is added when they're compiled), read against an
+//! ASCII-lowercased copy of the instructions, which keeps the one `RegexSet`
+//! pass fast on text full of emoji and CJK, and compiling them cheap.
+//! `%NAME%` stands for a shared part (`PARTS`).
 
 use super::Severity::{self, Caution, Danger};
 
@@ -556,11 +557,25 @@ pub const RULES: &[Rule] = &[
     },
 ];
 
-/// `pattern` with its `%PARTS%` substituted, ready to compile.
+/// `pattern` with its `%PARTS%` substituted, ready to compile. It is
+/// matched against an ASCII-lowercased copy of the text, so its letters are
+/// lowered here (escapes such as `\S` kept as they are): case-folding in the
+/// regex itself made compiling the rules cost more than scanning a skill.
 pub fn expand(pattern: &str) -> String {
-    let mut p = pattern.to_owned();
+    let mut p = pattern.replace("(?i)", "");
     for (name, part) in PARTS {
         p = p.replace(name, part);
     }
-    format!("(?im-u){p}")
+    let mut out = String::with_capacity(p.len() + 8);
+    out.push_str("(?m-u)");
+    let mut chars = p.chars();
+    while let Some(c) = chars.next() {
+        out.push(c.to_ascii_lowercase());
+        if c == '\\' {
+            if let Some(escaped) = chars.next() {
+                out.push(escaped);
+            }
+        }
+    }
+    out
 }
