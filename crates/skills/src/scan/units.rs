@@ -34,7 +34,7 @@ pub const SIGNALS: &[Signal] = &[
     },
     Signal {
         id: "remote-command",
-        pattern: r"\b(?:copy|paste|run|execute|enter|type)\w*\b[^\n]{0,40}?\b(?:the|this|that)\s+(?:installation\s+|install\s+|setup\s+|following\s+|provided\s+)?(?:command|script|code|snippet|one-liner)s?\b[^\n]{0,40}?\b(?:from|on|at|shown|found|provided)\b|\bvisit\b[^\n]{0,100}?\b(?:execute|run|paste|copy)\b|\b(?:execute|run)\s+the\s+(?:installation|install|setup)\s+(?:command|script)\b",
+        pattern: r"\b(?:copy|paste|run|execute|enter|type)\w*\b[^\n]{0,40}?\b(?:the|this|that)\s+(?:installation\s+|install\s+|setup\s+|following\s+|provided\s+)?(?:command|script|code|snippet|one-liner)s?\b[^\n]{0,40}?\b(?:from|on|at|shown|found|provided)\b|\bvisit\b[^\n]{0,100}?\b(?:execute|run|paste|copy)\s+(?:the|this|that|it)\b|\b(?:execute|run)\s+the\s+(?:installation|install|setup)\s+(?:command|script)\b",
     },
     Signal {
         id: "throwaway",
@@ -150,7 +150,11 @@ pub const UNITS: &[Unit] = &[
         acts: false,
         danger: &[],
         caution: &["Visit https://setup-helper.example/install and execute the installation command in Terminal."],
-        no: &["Visit https://docs.example/ for more.", "Run the tests: cargo test"],
+        no: &[
+            "Visit https://docs.example/ for more.",
+            "Run the tests: cargo test",
+            "Visit https://console.cloud.google.com, create a project, and run `gcloud init` in your terminal.",
+        ],
     },
     Unit {
         id: "prerequisite.program",
