@@ -655,3 +655,31 @@ pub fn hits(path: &str, text: &str, depth: u8, budget: &mut Budget) -> Vec<Hit> 
     dedupe(&mut out);
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Patterns compile lazily in use; here every one compiles, so a broken
+    /// pattern fails a test rather than a scan.
+    #[test]
+    fn every_pattern_compiles() {
+        let c = compiled();
+        let lazies = c
+            .rules
+            .iter()
+            .chain(c.unless.iter().flatten())
+            .chain(c.word_unless.iter().flatten())
+            .chain(c.escalate.iter().flatten().map(|(l, _)| l))
+            .chain(c.soften.iter().flatten())
+            .chain(&c.signals)
+            .chain([
+                &c.strong,
+                &c.weak,
+                &c.heading_strong,
+                &c.heading_weak,
+                &c.topic,
+            ]);
+        assert!(lazies.map(|l| l.get()).count() > 60);
+    }
+}
