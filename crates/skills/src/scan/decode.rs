@@ -117,7 +117,7 @@ fn hex(s: &[u8]) -> Option<Vec<u8>> {
         .filter(|t| !t.is_empty())
         .flat_map(|t| t.strip_prefix(b"0x").unwrap_or(t).iter().copied())
         .collect();
-    if digits.len() % 2 != 0 {
+    if !digits.len().is_multiple_of(2) {
         return None;
     }
     digits
@@ -220,7 +220,7 @@ fn unescape(line: &str) -> String {
 fn as_text(bytes: Vec<u8>) -> Result<String, Vec<u8>> {
     // PowerShell's -EncodedCommand is UTF-16LE.
     let zeros = bytes.iter().skip(1).step_by(2).filter(|&&b| b == 0).count();
-    if bytes.len() >= 8 && bytes.len() % 2 == 0 && zeros * 10 >= bytes.len() / 2 * 9 {
+    if bytes.len() >= 8 && bytes.len().is_multiple_of(2) && zeros * 10 >= bytes.len() / 2 * 9 {
         let units: Vec<u16> = bytes
             .chunks(2)
             .map(|p| u16::from_le_bytes([p[0], p[1]]))
@@ -420,7 +420,7 @@ fn candidates(text: &str, budget: &mut Budget, out: &mut Vec<Decoded>) {
             }
         } else {
             let all_hex = s.iter().all(u8::is_ascii_hexdigit);
-            let d = if all_hex && s.len() >= 16 && s.len() % 2 == 0 {
+            let d = if all_hex && s.len() >= 16 && s.len().is_multiple_of(2) {
                 ("hex", hex(s))
             } else if all_hex || s.len() < MIN_BASE64 {
                 continue;
