@@ -62,6 +62,9 @@ fn excerpt(text: &str, at: usize) -> String {
 /// bytes: tag characters (F3 A0 …), bidi controls and zero-width ones
 /// (E2 80 8B–8F, E2 80 AA–AE, E2 81 A0–A9), and the byte-order mark (EF BB BF).
 fn has_invisible(b: &[u8]) -> bool {
+    if b.is_ascii() {
+        return false;
+    }
     let mut i = 0;
     while i + 2 < b.len() {
         match b[i] {
