@@ -4,7 +4,9 @@
 //! committed): the median process, and skills/s when every skill is its own
 //! process, one after another; and one process over the whole corpus
 //! folder, for the ratio. The release binary; `SCAN_CORPUS` skills
-//! (default 300).
+//! (default 300). Beside wall time, each process's CPU time (user + system,
+//! from `getrusage` of the children): on a machine shared with other work,
+//! waiting for a core inflates the first and not the second.
 //!
 //! cargo bench -p conch --bench skills_scan
 
@@ -13,6 +15,16 @@ mod corpus;
 
 use std::process::{Command, Stdio};
 use std::time::Instant;
+
+/// CPU seconds (user + system) used by the children waited for so far.
+fn children_cpu() -> f64 {
+    // SAFETY: getrusage only writes into the struct it is given.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: RUSAGE_CHILDREN with a valid, writable rusage.
+    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut u) };
+    let t = |v: libc::timeval| v.tv_sec as f64 + v.tv_usec as f64 / 1e6;
+    t(u.ru_utime) + t(u.ru_stime)
+}
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
@@ -39,6 +51,7 @@ fn main() {
     skills.sort();
     let conch = env!("CARGO_BIN_EXE_conch");
     let run = |path: &std::path::Path| {
+        let cpu = children_cpu();
         let t = Instant::now();
         let status = Command::new(conch)
             .arg("--home")
@@ -52,22 +65,25 @@ fn main() {
             .status()
             .unwrap();
         assert!(status.success(), "{}", path.display());
-        t.elapsed().as_secs_f64()
+        (t.elapsed().as_secs_f64(), children_cpu() - cpu)
     };
     // Warm the page cache and the binary.
     for s in skills.iter().take(20) {
         run(s);
     }
     let all = Instant::now();
-    let each: Vec<f64> = skills.iter().map(|s| run(s)).collect();
+    let each: Vec<(f64, f64)> = skills.iter().map(|s| run(s)).collect();
     let total = all.elapsed().as_secs_f64();
-    let whole: Vec<f64> = (0..5).map(|_| run(&root)).collect();
+    let whole: Vec<f64> = (0..5).map(|_| run(&root).0).collect();
     let whole = median(whole);
+    let cpu = median(each.iter().map(|e| e.1).collect());
     println!(
-        "conch skills scan, one process per skill: {n} skills ({:.1} MB), median process {:.2} ms, {:.0} skills/s",
+        "conch skills scan, one process per skill: {n} skills ({:.1} MB), median process {:.2} ms wall, {:.2} ms CPU; {:.0} skills/s ({:.0} skills/s of CPU)",
         bytes as f64 / 1e6,
-        median(each) * 1000.0,
-        n as f64 / total
+        median(each.iter().map(|e| e.0).collect()) * 1000.0,
+        cpu * 1000.0,
+        n as f64 / total,
+        1.0 / cpu
     );
     println!(
         "conch skills scan, one process over the folder: {:.0} ms, {:.0} skills/s ({:.1}× one process per skill)",
