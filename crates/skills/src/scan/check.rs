@@ -511,6 +511,17 @@ pub fn hits(path: &str, text: &str, depth: u8, budget: &mut Budget) -> Vec<Hit> 
         }
     }
     file.unit_hits(&signals, &mut out);
+    // Where each raw line starts, for what is found in the raw text
+    // (counting from the start each time would be quadratic).
+    let starts: Vec<usize> = std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        .collect();
+    let line_of = |at: usize| starts.partition_point(|&s| s <= at);
+    let raw_line = |line: usize| {
+        let from = starts.get(line - 1).copied().unwrap_or(text.len());
+        let to = starts.get(line).map_or(text.len(), |&e| e - 1);
+        &text[from..to.max(from)]
+    };
     // What's encoded, read the same way.
     let place = |line: usize| {
         file.r
@@ -528,8 +539,7 @@ pub fn hits(path: &str, text: &str, depth: u8, budget: &mut Budget) -> Vec<Hit> 
                 let s = file.r.section_of(i);
                 (s.name.clone(), file.lesson[i], s.setup)
             };
-            let raw_line = text.lines().nth(line - 1).unwrap_or("");
-            let excerpt = short_around(raw_line, 0);
+            let excerpt = short_around(raw_line(line), 0);
             let outer =
                 |rule: &'static str, severity: Severity, core: String, how: &'static str| Hit {
                     rule,
@@ -588,10 +598,38 @@ pub fn hits(path: &str, text: &str, depth: u8, budget: &mut Budget) -> Vec<Hit> 
                 }
             }
         }
+    } else if let Some(d) = decode::decode(text, budget)
+        .into_iter()
+        .find(|d| matches!(d.found, Found::Text { .. }))
+    {
+        // Encoded deeper than the scanner decodes: said, not dropped.
+        let line = d.line;
+        let section = if n == 0 {
+            String::new()
+        } else {
+            file.r.section_of(place(line)).name.clone()
+        };
+        out.push(Hit {
+            rule: "blob.too-deep",
+            severity: Severity::Caution,
+            core: format!(
+                "holds text encoded more than {} times over; what it finally says wasn't read",
+                decode::MAX_DEPTH
+            ),
+            reasons: Vec::new(),
+            line,
+            section,
+            excerpt: short_around(raw_line(line), 0),
+            decoded: None,
+            hidden_in: Vec::new(),
+            taught: false,
+            setup: false,
+            acts: false,
+        });
     }
     let (marks, hidden) = invisible::check(text);
     for m in marks {
-        let line = text[..m.at].bytes().filter(|&b| b == b'\n').count() + 1;
+        let line = line_of(m.at);
         let section = if n == 0 {
             String::new()
         } else {
@@ -614,7 +652,7 @@ pub fn hits(path: &str, text: &str, depth: u8, budget: &mut Budget) -> Vec<Hit> 
     }
     if depth < decode::MAX_DEPTH {
         for (at, inner) in hidden {
-            let line = text[..at].bytes().filter(|&b| b == b'\n').count() + 1;
+            let line = line_of(at);
             let section = if n == 0 {
                 String::new()
             } else {

@@ -373,8 +373,9 @@ fn keep(
 
 fn candidates(text: &str, budget: &mut Budget, out: &mut Vec<Decoded>) {
     let bytes = text.as_bytes();
-    // Matches come in order, so a line already decoded is the last one.
-    let mut escaped_line: Option<usize> = None;
+    // Matches come in order: an escape on a line already decoded whole is
+    // skipped before looking for its line (which would be quadratic).
+    let mut escaped_until = 0;
     let (mut line, mut counted) = (1, 0);
     // One pass for every kind; the kind is read off the match (asking the
     // regex for its groups would run a slower engine for each match).
@@ -389,11 +390,11 @@ fn candidates(text: &str, budget: &mut Budget, out: &mut Vec<Decoded>) {
             .iter()
             .any(|b| matches!(b, b' ' | b',' | b':' | b'(' | b')' | b'['));
         let (how, at, decoded, len) = if first == b'\\' || first == b'%' {
-            let (start, end) = line_of(text, m.start());
-            if escaped_line == Some(start) {
+            if m.start() < escaped_until {
                 continue;
             }
-            escaped_line = Some(start);
+            let (start, end) = line_of(text, m.start());
+            escaped_until = end;
             let line = &text[start..end];
             let escapes = candidates_re()
                 .find_iter(line.as_bytes())
