@@ -126,6 +126,9 @@ fn print_review(skill: &Skill) {
         if !f.excerpt.is_empty() {
             println!("    {}", f.excerpt);
         }
+        if let Some(d) = &f.decoded {
+            println!("    decodes to: {d}");
+        }
     }
     for u in &skill.unread {
         println!("\nNot read: {} ({}).", u.path, u.why);
@@ -213,6 +216,12 @@ pub fn run(home: &Home, command: SkillsCommand) -> Result<(), Failure> {
                                     f.rule,
                                     f.says
                                 );
+                                if !f.excerpt.is_empty() {
+                                    println!("      {}", f.excerpt);
+                                }
+                                if let Some(d) = &f.decoded {
+                                    println!("      decodes to: {d}");
+                                }
                             }
                             for u in &skill.unread {
                                 println!("  not read: {} ({})", u.path, u.why);

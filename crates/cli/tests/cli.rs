@@ -627,7 +627,7 @@ fn skills_scan_review_and_enable_from_the_terminal() {
     );
     let review = text(&conch(&home, &["skills", "review", "setup"], None).stdout);
     assert!(
-        review.contains("Downloads something and runs it"),
+        review.contains("download a script from x.example and run it straight away"),
         "{review}"
     );
     let fp = review
@@ -641,6 +641,104 @@ fn skills_scan_review_and_enable_from_the_terminal() {
     let out = conch(&home, &["skills", "enable", "setup", "--hash", &fp], None);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&conch(&home, &["skills", "list"], None).stdout).contains("\ton"));
+}
+
+/// `conch skills scan --json` over the fixture folders: detection and false
+/// danger, reported and held to the goals (at least 97% of the malicious
+/// skills danger, at most 2% of the benign ones), and each finding carries
+/// its section, and the decoded text when it was hidden.
+#[test]
+fn skills_scan_detection_and_false_danger_on_the_fixtures() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../skills/tests/fixtures");
+    let dir = tempfile::tempdir().unwrap();
+    let scan = |kind: &str| {
+        let out = conch(
+            dir.path(),
+            &[
+                "skills",
+                "scan",
+                fixtures.join(kind).to_str().unwrap(),
+                "--json",
+            ],
+            None,
+        );
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v.as_array().unwrap().clone()
+    };
+    let malicious = scan("malicious");
+    let benign = scan("benign");
+    assert!(malicious.len() >= 40 && benign.len() >= 40);
+    let danger =
+        |all: &[serde_json::Value]| all.iter().filter(|s| s["verdict"] == "danger").count();
+    let detected = danger(&malicious) as f64 / malicious.len() as f64;
+    let false_danger = danger(&benign) as f64 / benign.len() as f64;
+    println!(
+        "conch skills scan: detected {}/{} ({:.1}%), benign called danger {}/{} ({:.1}%)",
+        danger(&malicious),
+        malicious.len(),
+        detected * 100.0,
+        danger(&benign),
+        benign.len(),
+        false_danger * 100.0
+    );
+    assert!(detected >= 0.97, "{detected}");
+    assert!(false_danger <= 0.02, "{false_danger}");
+    for skill in malicious.iter().chain(&benign) {
+        for f in skill["findings"].as_array().unwrap() {
+            assert!(f["section"].is_string(), "{f}");
+        }
+    }
+    let node = malicious
+        .iter()
+        .find(|s| s["path"].as_str().unwrap().ends_with("node-helper"))
+        .unwrap();
+    let hidden = node["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"] == "download.pipe-to-shell")
+        .unwrap();
+    assert!(
+        hidden["decoded"]
+            .as_str()
+            .unwrap()
+            .contains("child_process"),
+        "{hidden}"
+    );
+    assert!(
+        hidden["says"]
+            .as_str()
+            .unwrap()
+            .contains("hidden in base64"),
+        "{hidden}"
+    );
+    // In words: the section the reader is in, and what the text decodes to.
+    let out = conch(
+        dir.path(),
+        &[
+            "skills",
+            "scan",
+            fixtures.join("malicious/polymarket-pro").to_str().unwrap(),
+        ],
+        None,
+    );
+    let words = text(&out.stdout);
+    assert!(
+        words.contains("Under \u{201c}Prerequisites\u{201d}"),
+        "{words}"
+    );
+    assert!(words.contains("glot.io"), "{words}");
+    let out = conch(
+        dir.path(),
+        &[
+            "skills",
+            "scan",
+            fixtures.join("malicious/node-helper").to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(text(&out.stdout).contains("decodes to: require('child_process')"));
 }
 
 #[test]

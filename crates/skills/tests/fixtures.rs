@@ -1,6 +1,11 @@
-//! Hand-written skills shaped like the real campaigns (every one must be
-//! danger) and benign ones with the known false-alarm shapes (none may be
-//! danger; most must be clean).
+//! Hand-written skills shaped like the real campaigns (ClawHavoc's fake
+//! Prerequisites, password-protected archives, paste-site installers,
+//! reverse shells, short encoded payloads, key theft) and benign ones with
+//! the known false-alarm shapes (official installers, the owner's own bots
+//! and tunnels, security lessons quoting attacks, public keys, colour
+//! variables). Detection and false danger are reported and held to the
+//! goals: at least 97% of the malicious skills danger, at most 2% of the
+//! benign ones. `conch skills scan` is held to the same in the CLI's tests.
 
 use std::path::Path;
 
@@ -27,59 +32,148 @@ fn verdicts(kind: &str) -> Vec<(String, Verdict, Vec<&'static str>)> {
     out
 }
 
+/// Benign skills that are caution by design: an official installer, the
+/// owner's own bot or tunnel, a lesson quoting attacks, something run again
+/// by itself or written into the assistant's memory, a .env mention, and a
+/// bundled Java class that isn't opened.
+const CAUTION_BY_DESIGN: &[&str] = &[
+    "api-client",
+    "brew-setup",
+    "bun-setup",
+    "clawhavoc-explainer",
+    "deno-setup",
+    "dev-tunnel",
+    "discord-alerts",
+    "foundry-setup",
+    "injection-detector",
+    "java-lib",
+    "memory-notes",
+    "nvm-setup",
+    "ollama-local",
+    "pentest-notes",
+    "prompt-defense",
+    "rust-setup",
+    "security-awareness",
+    "tg-notify",
+    "uv-setup",
+    "uv-windows",
+];
+
 #[test]
-fn every_malicious_skill_is_danger() {
-    let all = verdicts("malicious");
-    assert!(all.len() >= 25, "{}", all.len());
-    let missed: Vec<_> = all
+fn detection_and_false_danger_meet_the_goals() {
+    let malicious = verdicts("malicious");
+    let benign = verdicts("benign");
+    assert!(malicious.len() >= 40, "{}", malicious.len());
+    assert!(benign.len() >= 40, "{}", benign.len());
+    let missed: Vec<_> = malicious
         .iter()
         .filter(|(_, v, _)| *v != Verdict::Danger)
         .collect();
-    assert!(missed.is_empty(), "not danger: {missed:?}");
-}
-
-#[test]
-fn no_benign_skill_is_danger_and_most_are_clean() {
-    let all = verdicts("benign");
-    assert!(all.len() >= 25, "{}", all.len());
-    let alarms: Vec<_> = all
+    let alarms: Vec<_> = benign
         .iter()
         .filter(|(_, v, _)| *v == Verdict::Danger)
         .collect();
+    let detected = 1.0 - missed.len() as f64 / malicious.len() as f64;
+    let false_danger = alarms.len() as f64 / benign.len() as f64;
+    println!(
+        "detected {}/{} malicious ({:.1}%); benign called danger {}/{} ({:.1}%)",
+        malicious.len() - missed.len(),
+        malicious.len(),
+        detected * 100.0,
+        alarms.len(),
+        benign.len(),
+        false_danger * 100.0
+    );
+    assert!(detected >= 0.97, "missed: {missed:?}");
+    assert!(false_danger <= 0.02, "false alarms: {alarms:?}");
+    // These fixtures are ours: every one is held, not just the rate.
+    assert!(missed.is_empty(), "not danger: {missed:?}");
     assert!(alarms.is_empty(), "false alarms: {alarms:?}");
-    // Only these may be caution: well-known installers piped to a shell, a
-    // security skill quoting an injection, and a bundled Java class (not
-    // opened).
-    let may_caution = [
-        "rust-setup",
-        "uv-setup",
-        "brew-setup",
-        "deno-setup",
-        "prompt-defense",
-        "java-lib",
-    ];
-    let cautions: Vec<_> = all
+}
+
+#[test]
+fn benign_skills_are_clean_unless_caution_by_design() {
+    let all = verdicts("benign");
+    let wrong: Vec<_> = all
         .iter()
-        .filter(|(n, v, _)| *v == Verdict::Caution && !may_caution.contains(&n.as_str()))
+        .filter(|(n, v, _)| {
+            let want = if CAUTION_BY_DESIGN.contains(&n.as_str()) {
+                Verdict::Caution
+            } else {
+                Verdict::Clean
+            };
+            *v != want
+        })
         .collect();
-    assert!(cautions.is_empty(), "unexpected cautions: {cautions:?}");
-    for (name, verdict, _) in &all {
-        if ["rust-setup", "uv-setup", "deno-setup", "prompt-defense"].contains(&name.as_str()) {
-            assert_eq!(*verdict, Verdict::Caution, "{name}");
-        }
-    }
+    assert!(wrong.is_empty(), "unexpected verdicts: {wrong:?}");
 }
 
 #[test]
 fn what_the_scanner_says_names_the_campaign_tricks() {
     let all = verdicts("malicious");
-    let rules_of = |n: &str| all.iter().find(|(name, _, _)| name == n).unwrap().2.clone();
-    assert!(rules_of("weather-pro").contains(&"prerequisite.fake"));
-    assert!(rules_of("weather-pro").contains(&"download.decoded-payload"));
-    assert!(rules_of("pdf-tools").contains(&"download.zip-password"));
-    assert!(rules_of("notes-helper").contains(&"invisible.tag-characters"));
-    assert!(rules_of("git-helper").contains(&"invisible.bidi"));
-    assert!(rules_of("screen-recorder").contains(&"bundled.program"));
-    assert!(rules_of("key-link").contains(&"link.outside"));
-    assert!(rules_of("env-sync").contains(&"send.drop-box"));
+    let rules_of = |n: &str| {
+        all.iter()
+            .find(|(name, _, _)| name == n)
+            .unwrap_or_else(|| panic!("no fixture {n}"))
+            .2
+            .clone()
+    };
+    let expect = [
+        ("weather-pro", "prerequisite.fake"),
+        ("weather-pro", "download.decoded-payload"),
+        ("pdf-tools", "download.zip-password"),
+        ("notes-helper", "invisible.tag-characters"),
+        ("git-helper", "invisible.bidi"),
+        ("screen-recorder", "bundled.program"),
+        ("key-link", "link.outside"),
+        ("env-sync", "send.collector"),
+        // ClawHavoc's two prerequisites, in prose.
+        ("polymarket-pro", "download.zip-password"),
+        ("polymarket-pro", "prerequisite.fake"),
+        ("youtube-summarize-pro", "download.zip-password"),
+        ("paste-setup", "prerequisite.fake"),
+        ("clawhubb", "download.pipe-to-shell"),
+        ("emphasis-split", "download.pipe-to-shell"),
+        // Reverse shells, in one line and over several.
+        ("auto-updater", "remote.reverse-shell"),
+        ("better-polymarket", "remote.reverse-shell"),
+        ("nc-shell", "remote.reverse-shell"),
+        ("socat-shell", "remote.reverse-shell"),
+        // Payloads decoded: base64, nested base64, hex, escapes, char codes.
+        ("node-helper", "download.pipe-to-shell"),
+        ("nested-b64", "download.pipe-to-shell"),
+        ("hex-loader", "download.pipe-to-shell"),
+        ("escape-runner", "download.pipe-to-shell"),
+        ("charcode-runner", "download.pipe-to-shell"),
+        ("unicode-escape", "download.pipe-to-shell"),
+        // Keys.
+        ("ssh-backdoor", "keys.authorized-keys"),
+        ("key-sync", "keys.authorized-keys"),
+        ("mac-password", "keys.password-prompt"),
+        ("tg-env-backup", "send.own-bot"),
+        ("tunnel-env", "send.tunnel"),
+    ];
+    let missing: Vec<_> = expect
+        .iter()
+        .filter(|(skill, rule)| !rules_of(skill).contains(rule))
+        .collect();
+    assert!(missing.is_empty(), "{missing:?}");
+}
+
+#[test]
+fn a_decoded_payload_is_reported_with_what_it_decodes_to() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/malicious/node-helper");
+    let skill = catalog::load(&dir, Source::Conch).unwrap();
+    let f = skill
+        .findings
+        .iter()
+        .find(|f| f.rule == "download.pipe-to-shell")
+        .unwrap();
+    assert_eq!((f.file.as_str(), f.line), ("index.js", 2));
+    assert!(
+        f.decoded
+            .as_deref()
+            .is_some_and(|d| d.contains("child_process")),
+        "{f:?}"
+    );
 }
