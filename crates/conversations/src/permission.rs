@@ -12,6 +12,7 @@ use serde_json::json;
 use tools::binding::Binding;
 use tools::{Cancel, Outcome, ToolCall};
 
+use crate::approval::{self, Approval, Input, Kind, Step};
 use crate::auto_review::Reviewed;
 use crate::chat::Chat;
 use crate::log::LogError;
@@ -22,9 +23,8 @@ pub(crate) enum Permission {
     Stopped,
 }
 
-/// Asks at most this many times when what was approved keeps changing.
-const MAX_REBINDS: usize = 3;
-
+/// Drives the approval path ([`crate::approval`]) for one host call: the
+/// state machine chooses each step, this does it.
 pub(crate) async fn permission(
     chat: &Arc<Chat>,
     turn: u64,
@@ -32,64 +32,80 @@ pub(crate) async fn permission(
     action: &Action,
     cancel: &Cancel,
 ) -> Result<Permission, LogError> {
-    let mut asked = decide_and_ask(chat, turn, call, action, cancel).await?;
-    for _ in 0..MAX_REBINDS {
-        let Approved::Bound(binding) = asked else {
-            return Ok(asked.into_permission());
-        };
-        let now = bind(chat, action, &call.input).await;
-        let Some(line) = binding.changed(&now) else {
-            return Ok(Permission::Run);
-        };
-        // Approved for something else: decided again, as it is now. What the
-        // guard alone lets run needs no approval; what it refuses is refused.
-        let decision = match decide(chat, call, action).1 {
-            guard::Decision::Allow => return Ok(Permission::Run),
-            guard::Decision::Deny { why, sentence } => {
-                return Ok(denied(&why, sentence).into_permission())
+    drive(chat, turn, call, action, cancel, Kind::Host).await
+}
+
+pub(crate) async fn drive(
+    chat: &Arc<Chat>,
+    turn: u64,
+    call: &ToolCall,
+    action: &Action,
+    cancel: &Cancel,
+    kind: Kind,
+) -> Result<Permission, LogError> {
+    let (mode, decision, triage) = decide_and_triage(chat, call, action);
+    let (mut approval, mut step) = Approval::start(kind, mode, decision, triage);
+    // What was approved, as it was when approved.
+    let mut approved: Option<Binding> = None;
+    loop {
+        step = match step {
+            Step::Run => return Ok(Permission::Run),
+            Step::Stop => return Ok(Permission::Stopped),
+            Step::Refuse { ids, sentence } => {
+                return Ok(Permission::Refused(Outcome {
+                    ok: false,
+                    output: sentence,
+                    detail: (!ids.is_empty()).then(|| json!({ "denied": ids })),
+                }))
             }
-            ask => ask,
+            Step::Review => {
+                let reviewed = crate::auto_review::review(chat, turn, call, action, cancel, |c| {
+                    crate::turn::classify(chat, c)
+                })
+                .await?;
+                let input = match reviewed {
+                    Reviewed::Stopped => approval::Reviewed::Stopped,
+                    Reviewed::Owner(line) => approval::Reviewed::Owner(line),
+                    Reviewed::Refused(outcome) => approval::Reviewed::Refused {
+                        id: outcome
+                            .detail
+                            .as_ref()
+                            .and_then(|d| d["denied"][0].as_str())
+                            .unwrap_or("review.rejected")
+                            .to_owned(),
+                        sentence: outcome.output,
+                    },
+                    Reviewed::Allowed(binding) => {
+                        approved = Some(binding);
+                        approval::Reviewed::Allowed
+                    }
+                };
+                approval.on(Input::Reviewed(input))
+            }
+            Step::Decide => {
+                let (mode, decision, triage) = decide_and_triage(chat, call, action);
+                approval.on(Input::Decided {
+                    mode,
+                    decision,
+                    triage,
+                })
+            }
+            Step::Ask { decision, extra } => {
+                let (answer, binding) =
+                    ask_owner(chat, turn, call, action, decision, extra, cancel).await?;
+                approved = Some(binding);
+                approval.on(Input::Answered(answer))
+            }
+            Step::Bind => {
+                let now = bind(chat, action, &call.input).await;
+                let changed = match &approved {
+                    Some(before) => before.changed(&now),
+                    None => Some("Nothing was approved to run.".to_owned()),
+                };
+                approval.on(Input::Bound(changed))
+            }
         };
-        asked = ask_owner(
-            chat,
-            turn,
-            call,
-            action,
-            decision,
-            Some(("bind.changed", line)),
-            cancel,
-        )
-        .await?;
     }
-    Ok(Permission::Refused(Outcome::failed(
-        "What this would run kept changing after it was approved, so it didn't run.",
-    )))
-}
-
-enum Approved {
-    /// Runs without an approval to bind (the guard or the fast path).
-    Free,
-    /// Approved for this binding.
-    Bound(Binding),
-    Refused(Outcome),
-    Stopped,
-}
-
-impl Approved {
-    fn into_permission(self) -> Permission {
-        match self {
-            Approved::Free | Approved::Bound(_) => Permission::Run,
-            Approved::Refused(o) => Permission::Refused(o),
-            Approved::Stopped => Permission::Stopped,
-        }
-    }
-}
-
-/// The guard's decision on the chat as it is now (mode and policies read
-/// afresh), and the mode it was made in.
-fn decide(chat: &Chat, call: &ToolCall, action: &Action) -> (Mode, guard::Decision) {
-    let (mode, decision, _) = decide_and_triage(chat, call, action);
-    (mode, decision)
 }
 
 /// The guard's decision, and where Auto mode sends it, read from the same
@@ -123,73 +139,6 @@ fn decide_and_triage(
     })
 }
 
-fn denied(why: &[guard::Rule], sentence: String) -> Approved {
-    let ids: Vec<&str> = why.iter().map(|r| r.id()).collect();
-    Approved::Refused(Outcome {
-        ok: false,
-        output: sentence,
-        detail: Some(json!({ "denied": ids })),
-    })
-}
-
-async fn decide_and_ask(
-    chat: &Arc<Chat>,
-    turn: u64,
-    call: &ToolCall,
-    action: &Action,
-    cancel: &Cancel,
-) -> Result<Approved, LogError> {
-    let (mode, decision, triage) = decide_and_triage(chat, call, action);
-    let mut extra: Option<(&'static str, String)> = None;
-    let mut decision = decision;
-    if mode == Mode::Auto {
-        match triage {
-            Triage::Guard | Triage::Owner(None) => {}
-            Triage::FastPath => return Ok(Approved::Free),
-            Triage::Owner(Some(hard)) => extra = Some((hard.id(), hard.sentence().to_owned())),
-            Triage::Review => {
-                let reviewed = crate::auto_review::review(chat, turn, call, action, cancel, |c| {
-                    crate::turn::classify(chat, c)
-                })
-                .await?;
-                let line = match reviewed {
-                    Reviewed::Stopped => return Ok(Approved::Stopped),
-                    Reviewed::Refused(o) => return Ok(Approved::Refused(o)),
-                    Reviewed::Owner(line) => line,
-                    Reviewed::Allowed(binding) => {
-                        // The tool's policy and the mode are read again: a
-                        // tool turned off or a mode changed while the
-                        // reviewer looked counts.
-                        let (mode, now, triage) = decide_and_triage(chat, call, action);
-                        match (&now, triage) {
-                            (guard::Decision::Allow, _) => return Ok(Approved::Free),
-                            (guard::Decision::Deny { why, sentence }, _) => {
-                                return Ok(denied(why, sentence.clone()))
-                            }
-                            (_, Triage::Review | Triage::FastPath) if mode == Mode::Auto => {
-                                return Ok(Approved::Bound(binding))
-                            }
-                            _ => {
-                                "Something changed while Auto mode's reviewer looked, so you're asked."
-                                    .to_owned()
-                            }
-                        }
-                    }
-                };
-                extra = Some(("review.ask", line));
-                // Settings may have changed while the reviewer looked.
-                let (_, now) = decide(chat, call, action);
-                decision = now;
-            }
-        }
-    }
-    match decision {
-        guard::Decision::Allow => Ok(Approved::Free),
-        guard::Decision::Deny { why, sentence } => Ok(denied(&why, sentence)),
-        ask => ask_owner(chat, turn, call, action, ask, extra, cancel).await,
-    }
-}
-
 /// The binding of `action` now, taken off the async threads (it reads
 /// files).
 pub(crate) async fn bind(chat: &Chat, action: &Action, input: &serde_json::Value) -> Binding {
@@ -207,30 +156,34 @@ pub(crate) async fn bind(chat: &Chat, action: &Action, input: &serde_json::Value
     }
 }
 
-/// Puts the question to the owner and waits for the answer.
+/// Puts the question to the owner and waits for the answer: the answer
+/// (None when Stop ended the question), and the binding taken when asking,
+/// which is what the owner approves.
 async fn ask_owner(
     chat: &Arc<Chat>,
     turn: u64,
     call: &ToolCall,
     action: &Action,
     decision: guard::Decision,
-    extra: Option<(&'static str, String)>,
+    extra: Option<(String, String)>,
     cancel: &Cancel,
-) -> Result<Approved, LogError> {
-    let guard::Decision::Ask {
-        why,
-        question,
-        note,
-        always,
-        told,
-    } = decision
-    else {
-        return Ok(Approved::Free);
+) -> Result<(Option<Answer>, Binding), LogError> {
+    let (why, question, note, always, told) = match decision {
+        guard::Decision::Ask {
+            why,
+            question,
+            note,
+            always,
+            told,
+        } => (why, question, note, always, told),
+        // Only an Ask is put to the owner; anything else is asked as a
+        // plain question, which is the careful side.
+        _ => (Vec::new(), words_question(action), None, None, None),
     };
     let mut ids: Vec<String> = why.iter().map(|r| r.id().to_owned()).collect();
     let note = match extra {
         Some((id, line)) => {
-            ids.push(id.to_owned());
+            ids.push(id);
             Some(match note {
                 Some(n) => format!("{line} {n}"),
                 None => line,
@@ -273,16 +226,14 @@ async fn ask_owner(
         a = answer => a.ok(),
         () = cancel.cancelled() => None,
     };
-    match answer {
-        Some(Answer::Once | Answer::Always) => Ok(Approved::Bound(binding)),
-        Some(Answer::Deny) => Ok(Approved::Refused(Outcome::failed(
-            "The owner said no to this. Don't try it another way; ask them what they'd like instead.",
-        ))),
-        None => {
-            chat.end_question(&ask, "stopped").await?;
-            Ok(Approved::Stopped)
-        }
+    if answer.is_none() {
+        chat.end_question(&ask, "stopped").await?;
     }
+    Ok((answer, binding))
+}
+
+fn words_question(action: &Action) -> String {
+    format!("Can I {}?", action.describe())
 }
 /// Where each part of the request came from, from the chat's log.
 fn trace(

@@ -396,5 +396,5 @@ async fn turning_skills_on_is_for_a_person() {
     assert!(shown["findings"][0]["says"]
         .as_str()
         .unwrap()
-        .contains("runs it"));
+        .contains("run it"));
 }
