@@ -13,6 +13,7 @@ mod helper;
 pub mod home;
 pub mod ids;
 pub mod log;
+mod native_turn;
 mod permission;
 pub mod private_file;
 mod prompt;

@@ -32,9 +32,12 @@ pub(crate) async fn permission(
     action: &Action,
     cancel: &Cancel,
 ) -> Result<Permission, LogError> {
-    drive(chat, turn, call, action, cancel, Kind::Host).await
+    let classify = |c: &ToolCall| crate::turn::classify(chat, c);
+    drive(chat, turn, call, action, cancel, Kind::Host, &classify).await
 }
 
+/// Drives the approval path for a call of any kind; `classify` reads a
+/// call's arguments the way its kind does (the reviewer reads them again).
 pub(crate) async fn drive(
     chat: &Arc<Chat>,
     turn: u64,
@@ -42,6 +45,7 @@ pub(crate) async fn drive(
     action: &Action,
     cancel: &Cancel,
     kind: Kind,
+    classify: &(dyn Fn(&ToolCall) -> Result<Action, String> + Sync),
 ) -> Result<Permission, LogError> {
     let (mode, decision, triage) = decide_and_triage(chat, call, action);
     let (mut approval, mut step) = Approval::start(kind, mode, decision, triage);
@@ -59,10 +63,8 @@ pub(crate) async fn drive(
                 }))
             }
             Step::Review => {
-                let reviewed = crate::auto_review::review(chat, turn, call, action, cancel, |c| {
-                    crate::turn::classify(chat, c)
-                })
-                .await?;
+                let reviewed =
+                    crate::auto_review::review(chat, turn, call, action, cancel, classify).await?;
                 let input = match reviewed {
                     Reviewed::Stopped => approval::Reviewed::Stopped,
                     Reviewed::Owner(line) => approval::Reviewed::Owner(line),
@@ -110,7 +112,7 @@ pub(crate) async fn drive(
 
 /// The guard's decision, and where Auto mode sends it, read from the same
 /// look at the chat.
-fn decide_and_triage(
+pub(crate) fn decide_and_triage(
     chat: &Chat,
     call: &ToolCall,
     action: &Action,

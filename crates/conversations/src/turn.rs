@@ -46,7 +46,16 @@ async fn run_with(chat: &Arc<Chat>, cancel: &Cancel) -> Result<(), LogError> {
         }))
         .await?;
     let turn = started.seq;
-    let (reason, error) = match steps(chat, turn, cancel).await {
+    let result = match engine.native() {
+        Some(native) => match crate::native_turn::run(chat, native, turn, cancel).await {
+            Ok(Ok(())) if cancel.is_cancelled() => Err(TurnError::Stopped),
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(TurnError::Engine(e)),
+            Err(e) => Err(TurnError::Log(e)),
+        },
+        None => steps(chat, turn, cancel).await,
+    };
+    let (reason, error) = match result {
         Ok(()) => (EndReason::Done, None),
         Err(TurnError::Stopped) | Err(TurnError::Engine(EngineError::Stopped)) => {
             (EndReason::Stopped, None)

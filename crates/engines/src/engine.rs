@@ -99,6 +99,12 @@ pub trait Engine: Send + Sync {
         Box::pin(async { Ok(()) })
     }
 
+    /// The engine runs its own tools (Claude Code, Codex): the turn loop
+    /// hands it whole turns instead of steps.
+    fn native(&self) -> Option<&dyn crate::native::NativeEngine> {
+        None
+    }
+
     /// Asks the same model for Auto mode's review: `system` and one owner
     /// item, no tools; the whole reply's text comes back.
     fn review<'a>(

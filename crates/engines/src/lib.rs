@@ -10,9 +10,11 @@
 mod engine;
 mod mock;
 mod mock_artifacts;
+pub mod native;
 pub mod providers;
 mod scripted;
 
 pub use engine::{BoxFuture, Chunk, Engine, EngineError, Item, StepRequest, ToolSpec};
 pub use mock::{mock_reply, mock_step, MockEngine, MockStep};
+pub use native::{Gate, NativeCall, NativeEngine, NativeEvent, NativeTurn, Quick, Verdict};
 pub use scripted::{ScriptStep, ScriptedEngine, ScriptedReview};

@@ -69,6 +69,20 @@ impl Binding {
     }
 }
 
+/// `word` written so the shell reads it back as the same word (an argv
+/// turned into a command line).
+pub fn quote_word(word: &str) -> String {
+    if !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c))
+    {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
 /// Takes the binding of `action` called with `input` in `work`.
 ///
 /// The command is read as the shell will read it (`protocol::shell`), and

@@ -10,6 +10,7 @@ mod command;
 mod fetch;
 mod files;
 pub mod html;
+pub mod native;
 pub mod paths;
 pub mod protected;
 pub mod runs_later;

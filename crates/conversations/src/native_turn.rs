@@ -1,0 +1,381 @@
+//! A turn on an engine that runs its own tools (Claude Code, Codex): the
+//! engine takes the whole turn, and every tool call it makes comes through
+//! the [`Gate`] here, into the same approval path as Conch's own tools
+//! (`Kind::Native`). What it says and does is logged in the same shape as
+//! an API engine's turn, so Activity, holds, marks, Auto review and the web
+//! UI see one kind of chat.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use engines::{BoxFuture, Gate, NativeCall, NativeEngine, NativeEvent, NativeTurn, Quick, Verdict};
+use protocol::{Action, Body, Mode, Reply, ToolCalled, ToolFinished};
+use review::Triage;
+use tools::{Cancel, ToolCall};
+
+use crate::approval::Kind;
+use crate::chat::Chat;
+use crate::log::LogError;
+use crate::permission::{decide_and_triage, drive, Permission};
+
+/// What the gate knows of each call it has seen.
+#[derive(Default)]
+struct Seen {
+    /// Calls logged as `tool.called`, and what each does.
+    actions: HashMap<String, Action>,
+}
+
+struct ChatGate {
+    chat: Arc<Chat>,
+    turn: u64,
+    cancel: Cancel,
+    seen: Mutex<Seen>,
+    /// Whether the engine's commands run in its own sandbox.
+    sealed: bool,
+    /// Reply text not yet written as a `reply` event.
+    text: tokio::sync::Mutex<String>,
+    /// The first failure to write the log, which ends the turn.
+    failed: Mutex<Option<LogError>>,
+}
+
+impl ChatGate {
+    fn classify(&self, call: &NativeCall) -> Result<Action, String> {
+        tools::native::classify(&call.tool, &call.input, &self.chat.work, self.sealed)
+    }
+
+    /// Logs `tool.called` once per call.
+    async fn called(&self, call: &NativeCall, action: Option<&Action>) -> Result<(), LogError> {
+        let first = {
+            let mut seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
+            let first = !seen.actions.contains_key(&call.id);
+            if let Some(a) = action {
+                seen.actions.insert(call.id.clone(), a.clone());
+            }
+            first && action.is_some()
+        };
+        if first {
+            self.chat
+                .log
+                .append(Body::ToolCalled(ToolCalled {
+                    turn: self.turn,
+                    call: call.id.clone(),
+                    tool: call.tool.clone(),
+                    input: call.input.clone(),
+                }))
+                .await?;
+        }
+        Ok(())
+    }
+
+    fn action_of(&self, id: &str) -> Option<Action> {
+        self.seen
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .actions
+            .get(id)
+            .cloned()
+    }
+
+    fn tool_call(call: &NativeCall) -> ToolCall {
+        ToolCall {
+            id: call.id.clone(),
+            name: call.tool.clone(),
+            input: call.input.clone(),
+        }
+    }
+}
+
+impl ChatGate {
+    /// Writes the reply text gathered so far as one `reply`.
+    async fn flush(&self) -> Result<(), LogError> {
+        let text = std::mem::take(&mut *self.text.lock().await);
+        if !text.is_empty() {
+            let said = crate::artifact::take_blocks(&self.chat, &text).await;
+            self.chat
+                .log
+                .append(Body::Reply(Reply {
+                    turn: self.turn,
+                    text: said,
+                }))
+                .await?;
+        }
+        Ok(())
+    }
+}
+
+impl Gate for ChatGate {
+    fn report(&self, event: NativeEvent) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            let result = match event {
+                NativeEvent::Text(t) => {
+                    self.chat.log.send_delta(self.turn, &t);
+                    self.text.lock().await.push_str(&t);
+                    Ok(())
+                }
+                other => match self.flush().await {
+                    Ok(()) => log_event(&self.chat, self, self.turn, other).await,
+                    Err(e) => Err(e),
+                },
+            };
+            if let Err(e) = result {
+                self.failed
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .get_or_insert(e);
+            }
+        })
+    }
+
+    fn quick(&self, call: NativeCall) -> BoxFuture<'_, Quick> {
+        Box::pin(async move {
+            let action = match self.classify(&call) {
+                Ok(a) => a,
+                Err(sentence) => return Quick::Deny(sentence),
+            };
+            if self.called(&call, Some(&action)).await.is_err() {
+                return Quick::Deny("Conch couldn't record this call, so it didn't run.".into());
+            }
+            let tc = Self::tool_call(&call);
+            let (mode, decision, triage) = decide_and_triage(&self.chat, &tc, &action);
+            match decision {
+                guard::Decision::Allow => Quick::Allow,
+                guard::Decision::Deny { sentence, .. } => Quick::Deny(sentence),
+                guard::Decision::Ask { question, .. } => {
+                    if mode == Mode::Auto && triage == Triage::FastPath {
+                        Quick::Allow
+                    } else {
+                        Quick::Ask(question)
+                    }
+                }
+            }
+        })
+    }
+
+    fn ask(&self, call: NativeCall) -> BoxFuture<'_, Verdict> {
+        Box::pin(async move {
+            let action = match self.classify(&call) {
+                Ok(a) => a,
+                Err(message) => return Verdict::Deny { message },
+            };
+            if self.called(&call, Some(&action)).await.is_err() {
+                return Verdict::Deny {
+                    message: "Conch couldn't record this call, so it didn't run.".into(),
+                };
+            }
+            let tc = Self::tool_call(&call);
+            let work = self.chat.work.clone();
+            let sealed = self.sealed;
+            let classify =
+                move |c: &ToolCall| tools::native::classify(&c.name, &c.input, &work, sealed);
+            let outcome = drive(
+                &self.chat,
+                self.turn,
+                &tc,
+                &action,
+                &self.cancel,
+                Kind::Native,
+                &classify,
+            )
+            .await;
+            match outcome {
+                // What was approved is what runs: the input as judged.
+                Ok(Permission::Run) => Verdict::Allow { input: call.input },
+                Ok(Permission::Refused(o)) => Verdict::Deny { message: o.output },
+                Ok(Permission::Stopped) => Verdict::Deny {
+                    message: "Stopped.".into(),
+                },
+                Err(e) => Verdict::Deny {
+                    message: e.to_string(),
+                },
+            }
+        })
+    }
+}
+
+/// The owner's words (and others', labelled) since the last turn started.
+fn prompt_since_last_turn(events: &[protocol::Event]) -> String {
+    let start = events
+        .iter()
+        .rposition(|e| matches!(e.body, Body::TurnStarted(_)))
+        .map_or(0, |i| {
+            // The turn that is starting now is the last one; its messages
+            // came before it.
+            events[..i]
+                .iter()
+                .rposition(|e| matches!(e.body, Body::TurnStarted(_)))
+                .map_or(0, |j| j + 1)
+        });
+    let mut parts = Vec::new();
+    for e in &events[start..] {
+        if let Body::Message(m) = &e.body {
+            parts.push(match m.from {
+                protocol::Speaker::Owner => m.text.clone(),
+                _ => format!(
+                    "[{} wrote, and they are not the owner:] {}",
+                    m.name.as_deref().unwrap_or("Someone"),
+                    m.text
+                ),
+            });
+        }
+        if let Body::SkillUsed(s) = &e.body {
+            parts.push(format!(
+                "[The {} skill's instructions:]\n{}",
+                s.skill, s.instructions
+            ));
+        }
+    }
+    parts.join("\n\n")
+}
+
+/// Runs one turn on a native engine.
+pub(crate) async fn run(
+    chat: &Arc<Chat>,
+    engine: &dyn NativeEngine,
+    turn: u64,
+    cancel: &Cancel,
+) -> Result<Result<(), engines::EngineError>, LogError> {
+    let events = chat.log.events_after(0)?;
+    let (mode, tight) = chat.log.with_view(|v| {
+        (
+            v.mode.unwrap_or(Mode::Ask),
+            v.is_marked() || v.held_without_commands(),
+        )
+    });
+    let protected = chat.policies.protected.clone();
+    let mut hidden: Vec<std::path::PathBuf> = protected
+        .keys
+        .iter()
+        .map(|p| std::path::PathBuf::from(&p.path))
+        .collect();
+    hidden.extend(protected.conch_home.iter().map(std::path::PathBuf::from));
+    let sealing = chat
+        .switches
+        .sealing()
+        .load(std::sync::atomic::Ordering::SeqCst);
+    let request = NativeTurn {
+        chat: chat.id.clone(),
+        work: chat.work.clone(),
+        system: crate::prompt::system(&chat.work, &[]),
+        prompt: prompt_since_last_turn(&events),
+        mode,
+        tight,
+        hidden,
+        sealing,
+    };
+    let gate = Arc::new(ChatGate {
+        chat: chat.clone(),
+        turn,
+        cancel: cancel.clone(),
+        seen: Mutex::new(Seen::default()),
+        sealed: sealing,
+        text: tokio::sync::Mutex::new(String::new()),
+        failed: Mutex::new(None),
+    });
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    // Stop reaches the engine through the watch channel; the engine ends
+    // its own turn (and its process) when it sees it.
+    let watcher = {
+        let cancel = cancel.clone();
+        tokio::spawn(async move {
+            cancel.cancelled().await;
+            let _ = stop_tx.send(true);
+        })
+    };
+    let gate_dyn: Arc<dyn Gate> = gate.clone();
+    let result = engine.turn(request, gate_dyn, stop_rx).await;
+    watcher.abort();
+    gate.flush().await?;
+    if let Some(e) = gate.failed.lock().unwrap_or_else(|p| p.into_inner()).take() {
+        return Err(e);
+    }
+    Ok(result)
+}
+
+async fn log_event(
+    chat: &Arc<Chat>,
+    gate: &ChatGate,
+    turn: u64,
+    event: NativeEvent,
+) -> Result<(), LogError> {
+    match event {
+        NativeEvent::Text(_) => {}
+        NativeEvent::ToolCalled(call) => {
+            // A call the gate never saw (the engine's own bookkeeping, or
+            // one its sandbox refused before asking) is still recorded.
+            let action = gate.classify(&call).ok();
+            if gate.action_of(&call.id).is_none() {
+                gate.called(
+                    &call,
+                    action
+                        .as_ref()
+                        .or(Some(&Action::LookAround { paths: vec![] })),
+                )
+                .await?;
+            }
+        }
+        NativeEvent::ToolFinished { id, ok, output } => {
+            let action = gate.action_of(&id);
+            let detail = None;
+            chat.log
+                .append(Body::ToolFinished(ToolFinished {
+                    turn,
+                    call: id.clone(),
+                    ok,
+                    output,
+                    detail,
+                }))
+                .await?;
+            if let Some(action) = action {
+                if let Some((source, what)) = guard::mark_for(&action, None) {
+                    chat.mark(source, what, Some(id)).await?;
+                }
+            }
+        }
+        NativeEvent::SkillUsed { name } => {
+            let found = match &chat.skills {
+                Some(catalog) => {
+                    let catalog = catalog.clone();
+                    let n = name.clone();
+                    tokio::task::spawn_blocking(move || {
+                        catalog
+                            .list()
+                            .unwrap_or_default()
+                            .into_iter()
+                            .find(|s| s.name == n)
+                    })
+                    .await
+                    .ok()
+                    .flatten()
+                }
+                None => None,
+            };
+            let used = match found {
+                Some(skill) => crate::skill_use::used(&skill, protocol::SkillBy::UseSkill),
+                // A skill Conch doesn't know: held to the usual list.
+                None => protocol::SkillUsed {
+                    skill: name,
+                    source: "engine".into(),
+                    fingerprint: String::new(),
+                    permissions: Some(protocol::SkillPermissions::usual()),
+                    by: protocol::SkillBy::UseSkill,
+                    from: None,
+                    instructions: String::new(),
+                    says: None,
+                },
+            };
+            chat.log.append(Body::SkillUsed(used)).await?;
+        }
+        NativeEvent::Compacted { summary } => {
+            let through = chat.log.last_seq();
+            chat.log
+                .append(Body::Compacted(protocol::Compacted { summary, through }))
+                .await?;
+        }
+        NativeEvent::Note(line) => {
+            chat.log
+                .append(Body::Reply(Reply { turn, text: line }))
+                .await?;
+        }
+    }
+    Ok(())
+}
