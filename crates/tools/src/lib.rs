@@ -97,42 +97,17 @@ impl ToolBox for Tools {
     ) -> BoxFuture<'a, Outcome> {
         Box::pin(async move {
             use classify::*;
-            let path = |a: &Action| -> Option<std::path::PathBuf> {
-                match a {
-                    Action::LookAround { paths } => paths.first().map(Into::into),
-                    Action::FileChange { path, .. } => Some(path.into()),
-                    _ => None,
-                }
-            };
             match (call.name.as_str(), action) {
-                ("read_file", Action::LookAround { .. }) => {
-                    files::read_file(&path(action).unwrap_or_default(), &ctx.protected)
-                }
-                ("list_files", Action::LookAround { .. }) => {
-                    files::list_files(&path(action).unwrap_or_default(), &ctx.protected)
-                }
-                ("search_files", Action::LookAround { .. }) => {
-                    match input::<SearchInput>(call, TAKES_SEARCH) {
-                        Ok(i) => files::search_files(
-                            &i.pattern,
-                            &path(action).unwrap_or_default(),
-                            &ctx.work,
-                            &ctx.protected,
-                        ),
-                        Err(e) => Outcome::failed(e),
-                    }
-                }
-                ("write_file", Action::FileChange { path, .. }) => {
-                    match input::<WriteInput>(call, TAKES_WRITE) {
-                        Ok(i) => files::write_file(Path::new(path), &i.content, &ctx.protected),
-                        Err(e) => Outcome::failed(e),
-                    }
-                }
-                ("edit_file", Action::FileChange { path, .. }) => {
-                    match input::<EditInput>(call, TAKES_EDIT) {
-                        Ok(i) => files::edit_file(Path::new(path), &i.old, &i.new, &ctx.protected),
-                        Err(e) => Outcome::failed(e),
-                    }
+                ("read_file" | "list_files" | "search_files" | "write_file" | "edit_file", _) => {
+                    // File work blocks: it runs off the async threads, so a
+                    // search of a big tree doesn't hold up other chats.
+                    let (call, action) = (call.clone(), action.clone());
+                    let (work, protected) = (ctx.work.clone(), ctx.protected.clone());
+                    tokio::task::spawn_blocking(move || {
+                        file_tool(&call, &action, &work, &protected)
+                    })
+                    .await
+                    .unwrap_or_else(|_| Outcome::failed("The file tool stopped unexpectedly."))
                 }
                 ("web_fetch", Action::PageRead { url, .. }) => match page_url(url) {
                     Ok(u) => self.fetcher.fetch(u, &ctx.cancel).await,
@@ -164,5 +139,45 @@ impl ToolBox for Tools {
                 (name, _) => Outcome::failed(no_such_tool(name)),
             }
         })
+    }
+}
+
+/// The file tools, run as classified.
+fn file_tool(
+    call: &ToolCall,
+    action: &Action,
+    work: &Path,
+    protected: &guard::Protected,
+) -> Outcome {
+    use classify::*;
+    let first = |a: &Action| -> std::path::PathBuf {
+        match a {
+            Action::LookAround { paths } => paths.first().map(Into::into).unwrap_or_default(),
+            Action::FileChange { path, .. } => path.into(),
+            _ => std::path::PathBuf::new(),
+        }
+    };
+    match (call.name.as_str(), action) {
+        ("read_file", Action::LookAround { .. }) => files::read_file(&first(action), protected),
+        ("list_files", Action::LookAround { .. }) => files::list_files(&first(action), protected),
+        ("search_files", Action::LookAround { .. }) => {
+            match input::<SearchInput>(call, TAKES_SEARCH) {
+                Ok(i) => files::search_files(&i.pattern, &first(action), work, protected),
+                Err(e) => Outcome::failed(e),
+            }
+        }
+        ("write_file", Action::FileChange { path, .. }) => {
+            match input::<WriteInput>(call, TAKES_WRITE) {
+                Ok(i) => files::write_file(Path::new(path), &i.content, protected),
+                Err(e) => Outcome::failed(e),
+            }
+        }
+        ("edit_file", Action::FileChange { path, .. }) => {
+            match input::<EditInput>(call, TAKES_EDIT) {
+                Ok(i) => files::edit_file(Path::new(path), &i.old, &i.new, protected),
+                Err(e) => Outcome::failed(e),
+            }
+        }
+        (name, _) => Outcome::failed(no_such_tool(name)),
     }
 }
