@@ -1,0 +1,253 @@
+//! The network a sealed command used, observed by the box.
+//!
+//! **Why seccomp user notification, not a proxy.** A proxy sees only the
+//! programs that honour `HTTP_PROXY`; a download through a raw socket, a Go
+//! binary with its own settings, or `git://` walks past it, and forcing
+//! everything through one means taking the network away (ADR 0028 keeps it
+//! open). A seccomp filter sees every `connect` whatever program made it,
+//! however the command was spelled. With `SECCOMP_RET_USER_NOTIF` the
+//! kernel hands each such call to Conch, which reads the address and lets
+//! the call continue unchanged (`SECCOMP_USER_NOTIF_FLAG_CONTINUE`): nothing
+//! is routed, nothing is refused, and calls without an address (every read
+//! and write of a download) never stop at all.
+//!
+//! **Names, not just addresses.** The box watches DNS answers come in (a
+//! `recvfrom` with an address, which is how resolvers read them; the
+//! datagram is peeked, not taken) and names each address by the host the
+//! program asked for. An address no answer named (a lookup by `/etc/hosts`,
+//! DNS over TCP or HTTPS, a resolver that reads with `read`, like Go's) is
+//! shown as the address.
+//!
+//! **Not downloads:** connections that stay on this computer (loopback, the
+//! unspecified address), multicast and broadcast, DNS (port 53), and a
+//! datagram socket's `connect`, which sends nothing.
+//!
+//! The filter is installed just before bubblewrap starts, so the box and
+//! everything in it inherit it, and its listening descriptor comes back to
+//! Conch over a socket pair. If it can't be installed (an old kernel) the
+//! command runs all the same, unobserved, and says so.
+
+pub mod address;
+pub mod dns;
+pub mod filter;
+mod supervisor;
+
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::thread::JoinHandle;
+
+pub use supervisor::Findings;
+
+/// What a command did on the network, as the box saw it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Network {
+    /// Whether the box watched every call (false: not installed here, or
+    /// some address couldn't be read).
+    pub observed: bool,
+    /// The hosts it reached, by name where a DNS answer gave one, else the
+    /// address; first reached first.
+    pub hosts: Vec<String>,
+    /// Network calls the box looked at.
+    pub calls: usize,
+}
+
+impl Network {
+    fn from(findings: Findings) -> Network {
+        let mut hosts: Vec<String> = Vec::new();
+        for to in &findings.reached {
+            let ip = address::plain(to.ip());
+            let host = findings
+                .names
+                .get(&ip)
+                .cloned()
+                .unwrap_or_else(|| ip.to_string());
+            if !hosts.contains(&host) {
+                hosts.push(host);
+            }
+        }
+        Network {
+            observed: findings.unread == 0,
+            hosts,
+            calls: findings.calls,
+        }
+    }
+}
+
+/// The filter ready to install, and the socket pair its listener comes back
+/// on. Made before the process is spawned.
+pub struct Channel {
+    prog: Vec<libc::sock_filter>,
+    ours: OwnedFd,
+    theirs: OwnedFd,
+}
+
+impl Channel {
+    pub fn new() -> Option<Channel> {
+        let prog = filter::program()?;
+        let mut fds = [0 as RawFd; 2];
+        // SAFETY: socketpair fills two descriptors on success.
+        let ok = unsafe {
+            libc::socketpair(
+                libc::AF_UNIX,
+                libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC,
+                0,
+                fds.as_mut_ptr(),
+            )
+        };
+        if ok != 0 {
+            return None;
+        }
+        // SAFETY: both are new descriptors we own.
+        let (ours, theirs) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+        Some(Channel { prog, ours, theirs })
+    }
+
+    /// What the child runs between fork and exec: install the filter with a
+    /// listener and send the listener back. Only system calls, no
+    /// allocation. A failure leaves the command to run unobserved.
+    pub fn child_side(&self) -> impl FnMut() -> std::io::Result<()> + Send + Sync + 'static {
+        let prog = self.prog.clone();
+        let theirs = self.theirs.as_raw_fd();
+        move || {
+            let fprog = libc::sock_fprog {
+                len: prog.len() as libc::c_ushort,
+                filter: prog.as_ptr() as *mut libc::sock_filter,
+            };
+            // SAFETY: between fork and exec only async-signal-safe system
+            // calls are made here: prctl, seccomp, sendmsg, close. `fprog`
+            // points at `prog`, alive for the whole closure.
+            unsafe {
+                // Needed to install a filter without CAP_SYS_ADMIN;
+                // bubblewrap sets it too before running the command.
+                libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+                let listener = libc::syscall(
+                    libc::SYS_seccomp,
+                    libc::SECCOMP_SET_MODE_FILTER,
+                    libc::SECCOMP_FILTER_FLAG_NEW_LISTENER,
+                    &fprog as *const libc::sock_fprog,
+                ) as RawFd;
+                if listener >= 0 {
+                    send_fd(theirs, listener);
+                    libc::close(listener);
+                }
+                libc::close(theirs);
+            }
+            Ok(())
+        }
+    }
+
+    /// After the spawn: takes the listener, if one came, and starts watching.
+    pub fn started(self) -> Watch {
+        drop(self.theirs);
+        let Some(listener) = recv_fd(self.ours.as_raw_fd()) else {
+            return Watch { running: None };
+        };
+        let mut stop = [0 as RawFd; 2];
+        // SAFETY: pipe2 fills two descriptors on success.
+        if unsafe { libc::pipe2(stop.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+            // Without a way to stop it, a supervisor would outlive the
+            // command; serve nothing rather than hang. Dropping the
+            // listener lets the box's calls fail instead of wait forever.
+            return Watch { running: None };
+        }
+        // SAFETY: both are new descriptors we own.
+        let (stop_r, stop_w) = unsafe { (OwnedFd::from_raw_fd(stop[0]), OwnedFd::from_raw_fd(stop[1])) };
+        let thread = std::thread::Builder::new()
+            .name("seal-observe".into())
+            .spawn(move || supervisor::serve(listener, stop_r));
+        match thread {
+            Ok(t) => Watch {
+                running: Some((stop_w, t)),
+            },
+            Err(_) => Watch { running: None },
+        }
+    }
+}
+
+/// Watching one box's network calls, until [`Watch::finish`].
+pub struct Watch {
+    running: Option<(OwnedFd, JoinHandle<Findings>)>,
+}
+
+impl Watch {
+    /// A watch that sees nothing (observation off or unavailable).
+    pub fn none() -> Watch {
+        Watch { running: None }
+    }
+
+    /// Whether the box's calls are being watched.
+    pub fn is_watching(&self) -> bool {
+        self.running.is_some()
+    }
+
+    /// Stops watching (call it once the command has ended) and says what it
+    /// saw.
+    pub fn finish(self) -> Network {
+        let Some((stop, thread)) = self.running else {
+            return Network::default();
+        };
+        // SAFETY: writing one byte from a valid buffer to our pipe.
+        unsafe { libc::write(stop.as_raw_fd(), b"x".as_ptr().cast(), 1) };
+        thread.join().map(Network::from).unwrap_or_default()
+    }
+}
+
+/// Sends descriptor `fd` over the unix socket `sock` (SCM_RIGHTS).
+///
+/// # Safety
+/// `sock` and `fd` must be open descriptors. Async-signal-safe: only stack
+/// memory and one system call.
+unsafe fn send_fd(sock: RawFd, fd: RawFd) {
+    let mut byte = [0u8; 1];
+    let mut iov = libc::iovec {
+        iov_base: byte.as_mut_ptr().cast(),
+        iov_len: 1,
+    };
+    // Room for one descriptor's control message, aligned.
+    let mut control = [0u64; 4];
+    let mut msg: libc::msghdr = std::mem::zeroed();
+    msg.msg_iov = &mut iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.as_mut_ptr().cast();
+    msg.msg_controllen = libc::CMSG_SPACE(std::mem::size_of::<RawFd>() as u32) as _;
+    let cmsg = libc::CMSG_FIRSTHDR(&msg);
+    if cmsg.is_null() {
+        return;
+    }
+    (*cmsg).cmsg_level = libc::SOL_SOCKET;
+    (*cmsg).cmsg_type = libc::SCM_RIGHTS;
+    (*cmsg).cmsg_len = libc::CMSG_LEN(std::mem::size_of::<RawFd>() as u32) as _;
+    std::ptr::write_unaligned(libc::CMSG_DATA(cmsg).cast::<RawFd>(), fd);
+    libc::sendmsg(sock, &msg, libc::MSG_NOSIGNAL);
+}
+
+/// Receives one descriptor sent with [`send_fd`], without waiting.
+fn recv_fd(sock: RawFd) -> Option<OwnedFd> {
+    let mut byte = [0u8; 1];
+    let mut iov = libc::iovec {
+        iov_base: byte.as_mut_ptr().cast(),
+        iov_len: 1,
+    };
+    let mut control = [0u64; 4];
+    // SAFETY: msghdr is plain data; the pointers set below stay valid
+    // through recvmsg.
+    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+    msg.msg_iov = &mut iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.as_mut_ptr().cast();
+    msg.msg_controllen = std::mem::size_of_val(&control) as _;
+    // SAFETY: `msg` describes buffers owned by this frame.
+    let n = unsafe { libc::recvmsg(sock, &mut msg, libc::MSG_DONTWAIT | libc::MSG_CMSG_CLOEXEC) };
+    if n <= 0 {
+        return None;
+    }
+    // SAFETY: the kernel filled `msg`'s control buffer; CMSG_* walk it
+    // within msg_controllen.
+    unsafe {
+        let cmsg = libc::CMSG_FIRSTHDR(&msg);
+        if cmsg.is_null() || (*cmsg).cmsg_level != libc::SOL_SOCKET || (*cmsg).cmsg_type != libc::SCM_RIGHTS {
+            return None;
+        }
+        let fd = std::ptr::read_unaligned(libc::CMSG_DATA(cmsg).cast::<RawFd>());
+        (fd >= 0).then(|| OwnedFd::from_raw_fd(fd))
+    }
+}
