@@ -52,6 +52,11 @@ pub struct Settings {
     /// Auto mode's reviewer: its deadline, budget and input limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auto_review: Option<AutoReview>,
+    /// Variables sealed commands get besides the ordinary ones: exact
+    /// names, or `PREFIX_*`. One whose name or value looks like a secret
+    /// stays out all the same (docs/seal.md).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seal_env: Vec<String>,
     #[serde(flatten)]
     pub other: Map<String, Value>,
 }

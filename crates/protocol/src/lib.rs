@@ -29,7 +29,7 @@ pub use body::{
     PermissionAnswered, PermissionEnded, PermissionRequested, Provenance, Reply, Speaker, Taint,
     ToolCalled, ToolFinished, TurnEnded, TurnStarted,
 };
-pub use download::{is_download, was_download_before_2026_10_04};
+pub use download::{is_download, only_exempt_fetches, was_download_before_2026_10_04};
 pub use event::Event;
 pub use fold::{skill_holds, Hold};
 pub use fold::{ChatView, Mark, OpenTurn, PendingAsk};

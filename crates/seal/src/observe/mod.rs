@@ -75,7 +75,7 @@ impl Network {
 /// The filter ready to install, and the socket pair its listener comes back
 /// on. Made before the process is spawned.
 pub struct Channel {
-    prog: Vec<libc::sock_filter>,
+    prog: filter::Program,
     ours: OwnedFd,
     theirs: OwnedFd,
 }
@@ -105,17 +105,23 @@ impl Channel {
     /// listener and send the listener back. Only system calls, no
     /// allocation. A failure leaves the command to run unobserved.
     pub fn child_side(&self) -> impl FnMut() -> std::io::Result<()> + Send + Sync + 'static {
-        let prog = self.prog.clone();
+        let template = self.prog;
         let theirs = self.theirs.as_raw_fd();
         move || {
-            let fprog = libc::sock_fprog {
-                len: prog.len() as libc::c_ushort,
-                filter: prog.as_ptr() as *mut libc::sock_filter,
-            };
             // SAFETY: between fork and exec only async-signal-safe system
-            // calls are made here: prctl, seccomp, sendmsg, close. `fprog`
-            // points at `prog`, alive for the whole closure.
+            // calls are made here (prctl, seccomp, sendmsg, close), on stack
+            // memory: the program is a copy on this frame, the message too.
             unsafe {
+                let mut hand_over = HandOver::new();
+                let msg = hand_over.prepare();
+                let mut prog = template;
+                // The hand-over below is the one call let through: this
+                // descriptor, this message's address on this stack.
+                prog.exempt(theirs, msg as u64);
+                let fprog = libc::sock_fprog {
+                    len: prog.len as libc::c_ushort,
+                    filter: prog.code.as_mut_ptr(),
+                };
                 // Needed to install a filter without CAP_SYS_ADMIN;
                 // bubblewrap sets it too before running the command.
                 libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
@@ -126,7 +132,7 @@ impl Channel {
                     &fprog as *const libc::sock_fprog,
                 ) as RawFd;
                 if listener >= 0 {
-                    send_fd(theirs, listener);
+                    hand_over.send(theirs, msg, listener);
                     libc::close(listener);
                 }
                 libc::close(theirs);
@@ -191,36 +197,57 @@ impl Watch {
     }
 }
 
-/// Sends descriptor `fd` over the unix socket `sock` (SCM_RIGHTS).
-///
-/// # Safety
-/// `sock` and `fd` must be open descriptors. Async-signal-safe: only stack
-/// memory and one system call.
-unsafe fn send_fd(sock: RawFd, fd: RawFd) {
-    let mut byte = [0u8; 1];
-    let mut iov = libc::iovec {
-        iov_base: byte.as_mut_ptr().cast(),
-        iov_len: 1,
-    };
-    // Room for one descriptor's control message, aligned.
-    let mut control = [0u64; 4];
-    let mut msg: libc::msghdr = std::mem::zeroed();
-    msg.msg_iov = &mut iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control.as_mut_ptr().cast();
-    msg.msg_controllen = libc::CMSG_SPACE(std::mem::size_of::<RawFd>() as u32) as _;
-    let cmsg = libc::CMSG_FIRSTHDR(&msg);
-    if cmsg.is_null() {
-        return;
-    }
-    (*cmsg).cmsg_level = libc::SOL_SOCKET;
-    (*cmsg).cmsg_type = libc::SCM_RIGHTS;
-    (*cmsg).cmsg_len = libc::CMSG_LEN(std::mem::size_of::<RawFd>() as u32) as _;
-    std::ptr::write_unaligned(libc::CMSG_DATA(cmsg).cast::<RawFd>(), fd);
-    libc::sendmsg(sock, &msg, libc::MSG_NOSIGNAL);
+/// The message that sends the listener back (SCM_RIGHTS), built on the
+/// child's stack so its address is known before the filter is installed.
+#[repr(C)]
+struct HandOver {
+    byte: [u8; 1],
+    iov: libc::iovec,
+    control: [u64; 4],
+    msg: libc::msghdr,
 }
 
-/// Receives one descriptor sent with [`send_fd`], without waiting.
+impl HandOver {
+    /// # Safety
+    /// Plain data; zero is valid for all of it.
+    unsafe fn new() -> HandOver {
+        std::mem::zeroed()
+    }
+
+    /// Points the message at its parts; the address of the message, which
+    /// must not move until [`HandOver::send`].
+    ///
+    /// # Safety
+    /// `self` must stay where it is until `send`.
+    unsafe fn prepare(&mut self) -> *const libc::msghdr {
+        self.iov.iov_base = self.byte.as_mut_ptr().cast();
+        self.iov.iov_len = 1;
+        self.msg.msg_iov = &mut self.iov;
+        self.msg.msg_iovlen = 1;
+        self.msg.msg_control = self.control.as_mut_ptr().cast();
+        self.msg.msg_controllen = libc::CMSG_SPACE(std::mem::size_of::<RawFd>() as u32) as _;
+        &self.msg
+    }
+
+    /// Sends `fd` over `sock`.
+    ///
+    /// # Safety
+    /// `prepare` was called on this value, which hasn't moved; `msg` is what
+    /// it returned; `sock` and `fd` are open. Async-signal-safe.
+    unsafe fn send(&mut self, sock: RawFd, msg: *const libc::msghdr, fd: RawFd) {
+        let cmsg = libc::CMSG_FIRSTHDR(&self.msg);
+        if cmsg.is_null() {
+            return;
+        }
+        (*cmsg).cmsg_level = libc::SOL_SOCKET;
+        (*cmsg).cmsg_type = libc::SCM_RIGHTS;
+        (*cmsg).cmsg_len = libc::CMSG_LEN(std::mem::size_of::<RawFd>() as u32) as _;
+        std::ptr::write_unaligned(libc::CMSG_DATA(cmsg).cast::<RawFd>(), fd);
+        libc::sendmsg(sock, msg, libc::MSG_NOSIGNAL);
+    }
+}
+
+/// Receives one descriptor sent by [`HandOver::send`], without waiting.
 fn recv_fd(sock: RawFd) -> Option<OwnedFd> {
     let mut byte = [0u8; 1];
     let mut iov = libc::iovec {
