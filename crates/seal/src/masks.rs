@@ -318,19 +318,34 @@ pub fn plan(request: Request<'_>) -> Result<Masks, SealError> {
             p.rules.add(real, State::Writable);
         }
     }
+    // What runs later first: a hidden place that would be created inside
+    // one of those needs no mount point (it can't be created), and
+    // bubblewrap couldn't make one in a read-only place anyway. Outer
+    // places first, so one inside a place already kept read-only needs
+    // nothing more.
+    let mut read_only: Vec<&PathBuf> = request.read_only.iter().collect();
+    read_only.sort_by_key(|p| p.components().count());
+    for path in read_only {
+        p.keep(path);
+    }
     for h in request.hidden {
         match &h.prefix {
             None => p.hide(&h.path, &h.what),
             Some(prefix) => p.hide_prefix(&h.path, prefix, &h.what),
         }
     }
-    // Outer places first, so one inside a place already kept read-only
-    // needs nothing more.
-    let mut read_only: Vec<&PathBuf> = request.read_only.iter().collect();
-    read_only.sort_by_key(|p| p.components().count());
-    for path in read_only {
-        p.keep(path);
-    }
+    // A mount point is made only where the box could write, once every
+    // place is known (a prefix folder kept read-only after a point inside
+    // it was chosen needs none there).
+    let rules = &p.rules;
+    let stale: Vec<PathBuf> = p
+        .created
+        .iter()
+        .filter(|c| c.parent().is_none_or(|parent| !rules.writable(parent)))
+        .cloned()
+        .collect();
+    p.masks.retain(|m| !stale.iter().any(|s| s == m.mount.path()));
+    p.created.retain(|c| !stale.contains(c));
 
     let folders: Vec<PathBuf> = p
         .masks

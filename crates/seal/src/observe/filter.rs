@@ -268,7 +268,7 @@ mod tests {
         let sendmsg = |fd: u64, m: u64| call(libc::SYS_sendmsg, [fd, m, 0, 0, 0, 0], a);
         assert_eq!(run(&prog, &sendmsg(9, msg)), libc::SECCOMP_RET_ALLOW);
         // (The descriptor is an int: the kernel reads only its low half.)
-        for (fd, m) in [(9, msg + 8), (8, msg), (9, msg & 0xFFFF_FFFF), (9, msg | 1 << 40)] {
+        for (fd, m) in [(9, msg + 8), (8, msg), (9, msg & 0xFFFF_FFFF), (9, msg | 1 << 50)] {
             assert_eq!(
                 run(&prog, &sendmsg(fd, m)),
                 libc::SECCOMP_RET_USER_NOTIF,

@@ -57,6 +57,7 @@ pub fn vars(home: &Path, extra: &[(&str, &str)]) -> Vec<(OsString, OsString)> {
         ("LANG".into(), "C.UTF-8".into()),
     ];
     for (n, val) in extra {
+        v.retain(|(name, _)| name != n);
         v.push((n.into(), val.into()));
     }
     v
