@@ -2,121 +2,18 @@
 //! program made the connection and however its address was spelled.
 //!
 //! A download has to reach somewhere that isn't this computer, and a test
-//! may reach nothing but this computer. So the download tests run in a
-//! network namespace of their own (`unshare --user --net --mount`, this test
-//! binary re-run inside it): there, `192.0.2.10` (a documentation address)
-//! sits on the namespace's own loopback device, which is all the namespace
-//! has, a name server on 127.0.0.1:53 answers `files.example` with it, and
-//! `/etc/resolv.conf` names that server (bound over it in the namespace's
-//! own mounts). Nothing leaves the namespace, and the box runs with exactly
-//! the rules it has everywhere: no setting counts loopback as the network
-//! for the test's sake.
+//! may reach nothing but this computer. So these tests run in a network of
+//! their own (see common/netns.rs): `files.example` is `192.0.2.10` there,
+//! on the namespace's own loopback device, which is all it has. The box
+//! runs with exactly the rules it has everywhere: no setting counts
+//! loopback as the network for the test's sake.
 
 use std::io::{Read, Write};
-use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener, UdpSocket};
-use std::process::Command;
+use std::net::TcpListener;
 
 mod common;
+use common::netns::{in_own_network, inside, network_of_our_own, BODY};
 use common::{text, World};
-
-const INSIDE: &str = "CONCH_SEAL_NETNS";
-const FILES: Ipv4Addr = Ipv4Addr::new(192, 0, 2, 10);
-const BODY: &str = "downloaded-body-\u{e9}\n";
-
-/// Re-runs `test` inside a fresh user, network and mount namespace; fails
-/// with what it printed if it fails there.
-fn in_own_network(test: &str) {
-    let exe = std::env::current_exe().unwrap();
-    let out = Command::new("unshare")
-        .args(["--user", "--map-root-user", "--net", "--mount", "--"])
-        .arg(&exe)
-        .args([test, "--exact", "--nocapture", "--test-threads=1"])
-        .env(INSIDE, "1")
-        .output()
-        .expect("unshare (util-linux) runs");
-    let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
-    assert!(out.status.success(), "inside its own network:\n{said}");
-    assert!(said.contains("1 passed"), "the test didn't run inside:\n{said}");
-}
-
-/// Inside the namespace: loopback up, the documentation address on it, a
-/// name server on 127.0.0.1:53 and resolv.conf naming it, a web server on
-/// the address.
-fn network_of_our_own(w: &World) {
-    for args in [
-        vec!["link", "set", "lo", "up"],
-        vec!["addr", "add", "192.0.2.10/32", "dev", "lo"],
-    ] {
-        let st = Command::new("ip").args(&args).status().expect("ip (iproute2) runs");
-        assert!(st.success(), "ip {args:?}");
-    }
-    let resolv = w.root.join("resolv.conf");
-    std::fs::write(&resolv, "nameserver 127.0.0.1\noptions attempts:1 timeout:2\n").unwrap();
-    let src = std::ffi::CString::new(resolv.to_str().unwrap()).unwrap();
-    let target = std::fs::canonicalize("/etc/resolv.conf").unwrap_or("/etc/resolv.conf".into());
-    let dst = std::ffi::CString::new(target.to_str().unwrap()).unwrap();
-    // SAFETY: both paths are valid C strings; a bind mount in this test's
-    // own mount namespace.
-    let mounted = unsafe {
-        libc::mount(src.as_ptr(), dst.as_ptr(), std::ptr::null(), libc::MS_BIND, std::ptr::null())
-    };
-    assert_eq!(mounted, 0, "bind resolv.conf: {}", std::io::Error::last_os_error());
-
-    let dns = UdpSocket::bind("127.0.0.1:53").unwrap();
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 512];
-        while let Ok((n, from)) = dns.recv_from(&mut buf) {
-            let query = &buf[..n];
-            let Some((id, name, kind)) = seal::observe::dns::question(query) else {
-                continue;
-            };
-            let ips: Vec<IpAddr> = if name == "files.example" && kind == 1 {
-                vec![IpAddr::V4(FILES)]
-            } else {
-                vec![]
-            };
-            let _ = dns.send_to(&answer(query, id, &ips), from);
-        }
-    });
-    let web = TcpListener::bind(SocketAddr::new(IpAddr::V4(FILES), 80)).unwrap();
-    std::thread::spawn(move || {
-        for stream in web.incoming() {
-            let Ok(mut s) = stream else { continue };
-            std::thread::spawn(move || {
-                let mut buf = [0u8; 2048];
-                let _ = s.read(&mut buf);
-                let reply = format!(
-                    "HTTP/1.0 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\n\r\n{BODY}",
-                    BODY.len()
-                );
-                let _ = s.write_all(reply.as_bytes());
-            });
-        }
-    });
-}
-
-/// A response to `query` (its question copied) with `ips` as A records.
-fn answer(query: &[u8], id: u16, ips: &[IpAddr]) -> Vec<u8> {
-    let mut b = Vec::new();
-    b.extend_from_slice(&id.to_be_bytes());
-    b.extend_from_slice(&0x8180u16.to_be_bytes());
-    b.extend_from_slice(&1u16.to_be_bytes());
-    b.extend_from_slice(&(ips.len() as u16).to_be_bytes());
-    b.extend_from_slice(&[0, 0, 0, 0]);
-    // The question: from byte 12 to the end of its name, then type and class.
-    let mut end = 12;
-    while end < query.len() && query[end] != 0 {
-        end += 1 + query[end] as usize;
-    }
-    b.extend_from_slice(&query[12..(end + 5).min(query.len())]);
-    for ip in ips {
-        if let IpAddr::V4(v4) = ip {
-            b.extend_from_slice(&[0xC0, 12, 0, 1, 0, 1, 0, 0, 0, 60, 0, 4]);
-            b.extend_from_slice(&v4.octets());
-        }
-    }
-    b
-}
 
 /// Commands that download from `files.example` through an interpreter, the
 /// address put together only when they run.
@@ -141,11 +38,11 @@ const DOWNLOADS: &[(&str, &str)] = &[
 
 #[test]
 fn downloads_through_interpreters_name_the_host() {
-    if std::env::var_os(INSIDE).is_none() {
+    if !inside() {
         return in_own_network("downloads_through_interpreters_name_the_host");
     }
     let w = World::new();
-    network_of_our_own(&w);
+    network_of_our_own(&w.root);
     for (how, command) in DOWNLOADS {
         let (out, seen) = w.run_seen(&w.work, command);
         let said = text(&out.stdout);
@@ -158,11 +55,11 @@ fn downloads_through_interpreters_name_the_host() {
 
 #[test]
 fn reading_local_files_and_asking_dns_reach_nothing() {
-    if std::env::var_os(INSIDE).is_none() {
+    if !inside() {
         return in_own_network("reading_local_files_and_asking_dns_reach_nothing");
     }
     let w = World::new();
-    network_of_our_own(&w);
+    network_of_our_own(&w.root);
     std::fs::write(w.work.join("notes.txt"), "local words\n").unwrap();
     // A server on this computer's loopback: reaching it isn't a download.
     let here = TcpListener::bind("127.0.0.1:0").unwrap();

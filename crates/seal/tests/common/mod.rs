@@ -3,6 +3,8 @@
 //! see what it printed and which hosts it reached.
 #![allow(dead_code)]
 
+pub mod netns;
+
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
