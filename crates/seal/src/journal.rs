@@ -70,3 +70,34 @@ pub fn sweep(seal: &Path) {
         remove(&entry.path(), &created);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_gone_process_leaves_nothing_but_what_someone_filled() {
+        let dir = tempfile::tempdir().unwrap();
+        let seal = dir.path().join("seal");
+        let empty = dir.path().join(".bash_profile");
+        let filled = dir.path().join(".config");
+        std::fs::create_dir_all(&empty).unwrap();
+        std::fs::create_dir_all(&filled).unwrap();
+        std::fs::write(filled.join("mine"), "kept").unwrap();
+        // A note by a process that is gone (pids don't reach this high), and
+        // one by this process, still running.
+        let gone = folder(&seal).join(format!("{}-0", i32::MAX));
+        write(&gone, &[empty.clone(), filled.clone()]).unwrap();
+        let mine = name(&seal);
+        let running = dir.path().join(".zshenv");
+        std::fs::create_dir_all(&running).unwrap();
+        write(&mine, &[running.clone()]).unwrap();
+        sweep(&seal);
+        assert!(!empty.exists(), "the empty placeholder was left");
+        assert_eq!(std::fs::read_to_string(filled.join("mine")).unwrap(), "kept");
+        assert!(!gone.exists());
+        assert!(running.exists() && mine.exists(), "a running process's note was swept");
+        remove(&mine, &[running.clone()]);
+        assert!(!running.exists() && !mine.exists());
+    }
+}

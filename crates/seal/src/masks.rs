@@ -114,17 +114,46 @@ fn exists(path: &Path) -> bool {
     std::fs::symlink_metadata(path).is_ok()
 }
 
-/// The first component of `path` that doesn't exist (symlinks on the way
-/// are followed, the last one isn't).
-fn first_missing(path: &Path) -> Option<PathBuf> {
-    let mut current = PathBuf::new();
-    for component in path.components() {
-        current.push(component);
-        if !exists(&current) {
-            return Some(current);
+/// What the file system said about the folders places sit in: many places
+/// share them (`~`, `~/.config`, `~/.local/share`), and a box is worked out
+/// before every command.
+#[derive(Default)]
+struct Looked {
+    exists: std::collections::HashMap<PathBuf, bool>,
+    real: std::collections::HashMap<PathBuf, Option<PathBuf>>,
+}
+
+impl Looked {
+    fn exists(&mut self, path: &Path) -> bool {
+        if let Some(e) = self.exists.get(path) {
+            return *e;
         }
+        let e = exists(path);
+        self.exists.insert(path.to_path_buf(), e);
+        e
     }
-    None
+
+    fn real(&mut self, path: &Path) -> Option<PathBuf> {
+        if let Some(r) = self.real.get(path) {
+            return r.clone();
+        }
+        let r = realpath(path);
+        self.real.insert(path.to_path_buf(), r.clone());
+        r
+    }
+
+    /// The first component of `path` that doesn't exist (symlinks on the
+    /// way are followed, the last one isn't).
+    fn first_missing(&mut self, path: &Path) -> Option<PathBuf> {
+        let mut current = PathBuf::new();
+        for component in path.components() {
+            current.push(component);
+            if !self.exists(&current) {
+                return Some(current);
+            }
+        }
+        None
+    }
 }
 
 /// The writable and read-only places so far, and what they make of a path.
@@ -175,6 +204,7 @@ struct Planner {
     rules: Rules,
     masks: Vec<Mask>,
     created: Vec<PathBuf>,
+    looked: Looked,
 }
 
 impl Planner {
@@ -190,9 +220,9 @@ impl Planner {
     /// Where `missing` (a path that isn't there) would be created: its first
     /// missing component, under its parent's real path, if the box could
     /// create it there.
-    fn creatable(&self, missing: &Path) -> Option<PathBuf> {
-        let first = first_missing(missing)?;
-        let parent = realpath(first.parent()?)?;
+    fn creatable(&mut self, missing: &Path) -> Option<PathBuf> {
+        let first = self.looked.first_missing(missing)?;
+        let parent = self.looked.real(first.parent()?)?;
         let at = parent.join(first.file_name()?);
         self.rules.writable(&parent).then_some(at)
     }
@@ -305,6 +335,7 @@ pub fn plan(request: Request<'_>) -> Result<Masks, SealError> {
         rules: Rules::default(),
         masks: Vec::new(),
         created: Vec::new(),
+        looked: Looked::default(),
     };
     let mut asked: Vec<PathBuf> = Vec::new();
     for path in request.writable {

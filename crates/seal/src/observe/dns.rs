@@ -106,9 +106,10 @@ fn parse(bytes: &[u8]) -> Option<Vec<(IpAddr, String)>> {
     Some(out)
 }
 
-/// A response as a name server would send it, for tests here and elsewhere:
-/// `name` answered with `ips` (through a CNAME when `via` is given).
-pub fn response(id: u16, name: &str, via: Option<&str>, ips: &[IpAddr]) -> Vec<u8> {
+/// A response as a name server would send it: `name` answered with `ips`
+/// (through a CNAME when `via` is given).
+#[cfg(test)]
+fn response(id: u16, name: &str, via: Option<&str>, ips: &[IpAddr]) -> Vec<u8> {
     let encode = |n: &str| {
         let mut b = Vec::new();
         for label in n.split('.').filter(|l| !l.is_empty()) {
