@@ -93,9 +93,9 @@ fn what_it_does(home: &Home, work: &Path) -> Result<serde_json::Value, Failure> 
 }
 
 /// Sealing for this Conch folder, as the gateway sets it up: the guard's
-/// places, the owner's `sealEnv`.
+/// places (the box resolves each itself), the owner's `sealEnv`.
 fn sealing(home: &Home, observes: bool) -> Result<Sealed, Failure> {
-    let mut sealed = Sealed::new(home.root(), tools::protected::here(home.root()))?;
+    let mut sealed = Sealed::new(home.root(), tools::protected::listed(home.root()))?;
     sealed.env_names = Settings::load(home.root())
         .map_err(|e| Failure(e.to_string()))?
         .seal_env;

@@ -24,6 +24,7 @@
 //! after the run. A work folder or temp that resolves into a hidden place is
 //! refused; a cache there is left out.
 
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use crate::profile::SealError;
@@ -106,44 +107,96 @@ pub struct Request<'a> {
     pub hidden: &'a [Hidden],
 }
 
-fn realpath(path: &Path) -> Option<PathBuf> {
-    std::fs::canonicalize(path).ok()
+/// Whether `path` is `of` or inside it, by whole names. Both are absolute
+/// and resolved, so comparing bytes is enough (and a box is worked out
+/// before every command).
+fn within(path: &Path, of: &Path) -> bool {
+    let (p, o) = (path.as_os_str().as_bytes(), of.as_os_str().as_bytes());
+    p.starts_with(o) && (p.len() == o.len() || o == b"/" || p.get(o.len()) == Some(&b'/'))
 }
 
-fn exists(path: &Path) -> bool {
-    std::fs::symlink_metadata(path).is_ok()
-}
-
-/// What the file system said about the folders places sit in: many places
-/// share them (`~`, `~/.config`, `~/.local/share`), and a box is worked out
-/// before every command.
+/// What the file system said about the paths places sit on, each folder
+/// looked at once: many places share them (`~`, `~/.config`,
+/// `~/.local/share`), and a box is worked out before every command.
 #[derive(Default)]
 struct Looked {
-    exists: std::collections::HashMap<PathBuf, bool>,
+    /// A resolved path's type (None: it isn't there).
+    kind: std::collections::HashMap<PathBuf, Option<std::fs::FileType>>,
+    /// A path as given → its real path (None: something on the way isn't
+    /// there).
     real: std::collections::HashMap<PathBuf, Option<PathBuf>>,
 }
 
+/// How many links one resolution follows before giving up (as the kernel's
+/// ELOOP).
+const MAX_LINKS: usize = 40;
+
 impl Looked {
-    fn exists(&mut self, path: &Path) -> bool {
-        if let Some(e) = self.exists.get(path) {
-            return *e;
+    fn kind(&mut self, real: &Path) -> Option<std::fs::FileType> {
+        if let Some(k) = self.kind.get(real) {
+            return *k;
         }
-        let e = exists(path);
-        self.exists.insert(path.to_path_buf(), e);
-        e
+        let k = std::fs::symlink_metadata(real).ok().map(|m| m.file_type());
+        self.kind.insert(real.to_path_buf(), k);
+        k
     }
 
+    /// `path`'s real path, as realpath(3) gives it: every link followed,
+    /// `.` and `..` taken, None if any part isn't there.
     fn real(&mut self, path: &Path) -> Option<PathBuf> {
         if let Some(r) = self.real.get(path) {
             return r.clone();
         }
-        let r = realpath(path);
+        let mut links = 0;
+        let r = self.resolve(Path::new("/"), path, &mut links);
         self.real.insert(path.to_path_buf(), r.clone());
         r
     }
 
-    /// The first component of `path` that doesn't exist (symlinks on the
-    /// way are followed, the last one isn't).
+    fn resolve(&mut self, base: &Path, path: &Path, links: &mut usize) -> Option<PathBuf> {
+        use std::path::Component;
+        let mut cur = if path.is_absolute() { PathBuf::from("/") } else { base.to_path_buf() };
+        for c in path.components() {
+            match c {
+                Component::RootDir | Component::Prefix(_) | Component::CurDir => {}
+                Component::ParentDir => {
+                    cur.pop();
+                }
+                Component::Normal(name) => {
+                    let next = cur.join(name);
+                    let kind = self.kind(&next)?;
+                    if kind.is_symlink() {
+                        *links += 1;
+                        if *links > MAX_LINKS {
+                            return None;
+                        }
+                        let target = std::fs::read_link(&next).ok()?;
+                        cur = self.resolve(&cur, &target, links)?;
+                    } else {
+                        cur = next;
+                    }
+                }
+            }
+        }
+        Some(cur)
+    }
+
+    fn exists(&mut self, path: &Path) -> bool {
+        match (path.parent(), path.file_name()) {
+            (Some(parent), Some(name)) => match self.real(parent) {
+                Some(p) => self.kind(&p.join(name)).is_some(),
+                None => false,
+            },
+            _ => true,
+        }
+    }
+
+    fn is_dir(&mut self, real: &Path) -> bool {
+        self.kind(real).is_some_and(|k| k.is_dir())
+    }
+
+    /// The first component of `path` that doesn't exist (links on the way
+    /// are followed, the last one isn't).
     fn first_missing(&mut self, path: &Path) -> Option<PathBuf> {
         let mut current = PathBuf::new();
         for component in path.components() {
@@ -167,7 +220,7 @@ impl Rules {
     fn at(&self, path: &Path) -> State {
         let mut best: Option<(usize, State)> = None;
         for (p, s) in &self.0 {
-            if path.starts_with(p) {
+            if within(path, p) {
                 let depth = p.components().count();
                 let better = match best {
                     None => true,
@@ -240,11 +293,14 @@ impl Planner {
     /// Hides one path: both spellings when it exists, where it would be
     /// created when it doesn't.
     fn hide(&mut self, path: &Path, what: &str) {
-        let Ok(meta) = std::fs::symlink_metadata(path) else {
+        let Some(meta) = self.looked.real(path.parent().unwrap_or(Path::new("/"))).and_then(|parent| {
+            let name = path.file_name()?;
+            self.looked.kind(&parent.join(name))
+        }) else {
             self.block(path, what);
             return;
         };
-        let Some(real) = realpath(path) else {
+        let Some(real) = self.looked.real(path) else {
             // A dangling link: what it points to could be created through
             // it. Block that, and cover the link itself.
             if let Ok(target) = std::fs::read_link(path) {
@@ -254,15 +310,16 @@ impl Planner {
             self.mask(Mount::EmptyFile(path.to_path_buf()), what);
             return;
         };
+        let folder = self.looked.is_dir(&real);
         let wrap = |p: PathBuf| {
-            if real.is_dir() {
+            if folder {
                 Mount::EmptyFolder(p)
             } else {
                 Mount::EmptyFile(p)
             }
         };
         self.mask(wrap(real.clone()), what);
-        if *path != real && !meta.file_type().is_symlink() {
+        if *path != real && !meta.is_symlink() {
             // Reached through a linked folder: the link's spelling is its own
             // mount point.
             self.mask(wrap(path.to_path_buf()), what);
@@ -272,7 +329,7 @@ impl Planner {
     /// Hides every name in `folder` that begins with `prefix`, and keeps new
     /// ones from being made there.
     fn hide_prefix(&mut self, folder: &Path, prefix: &str, what: &str) {
-        let Some(real) = realpath(folder) else {
+        let Some(real) = self.looked.real(folder) else {
             // No folder yet: nothing to hide, but it could be made, names
             // and all.
             self.block(folder, what);
@@ -312,7 +369,7 @@ impl Planner {
     /// Keeps `path` read-only if it sits inside a writable place, and keeps
     /// it from being created there.
     fn keep(&mut self, path: &Path) {
-        match realpath(path) {
+        match self.looked.real(path) {
             Some(real) => {
                 if self.rules.writable(&real) {
                     self.rules.add(real, State::ReadOnly);
@@ -339,13 +396,13 @@ pub fn plan(request: Request<'_>) -> Result<Masks, SealError> {
     };
     let mut asked: Vec<PathBuf> = Vec::new();
     for path in request.writable {
-        if let Some(real) = realpath(path).filter(|r| r.is_dir()) {
+        if let Some(real) = p.looked.real(path).filter(|r| p.looked.is_dir(r)) {
             asked.push(real.clone());
             p.rules.add(real, State::Writable);
         }
     }
     for path in request.caches {
-        if let Some(real) = realpath(path).filter(|r| r.is_dir()) {
+        if let Some(real) = p.looked.real(path).filter(|r| p.looked.is_dir(r)) {
             p.rules.add(real, State::Writable);
         }
     }
@@ -384,7 +441,7 @@ pub fn plan(request: Request<'_>) -> Result<Masks, SealError> {
         .filter(|m| matches!(m.mount, Mount::EmptyFolder(_)))
         .map(|m| m.mount.path().to_path_buf())
         .collect();
-    let hidden_by = |path: &Path| folders.iter().find(|f| path.starts_with(f)).cloned();
+    let hidden_by = |path: &Path| folders.iter().find(|f| within(path, f)).cloned();
     // A work folder or temp inside a hidden place would uncover it.
     for w in &asked {
         if let Some(h) = hidden_by(w) {
@@ -429,7 +486,7 @@ pub fn plan(request: Request<'_>) -> Result<Masks, SealError> {
         .filter(|m| {
             !folders
                 .iter()
-                .any(|f| m.mount.path() != f && m.mount.path().starts_with(f))
+                .any(|f| m.mount.path() != f && within(m.mount.path(), f))
         })
         .collect();
     let created = p

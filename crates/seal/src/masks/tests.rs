@@ -200,3 +200,31 @@ fn what_runs_later_is_read_only_inside_a_writable_place() {
     assert_eq!(m.binds, [Mount::Writable(home.join(".local/share/pnpm/store"))]);
     assert!(m.masks.is_empty());
 }
+
+#[test]
+fn paths_resolve_as_realpath_does_through_links_of_every_kind() {
+    let (_d, root) = setup();
+    for d in ["a/b/c", "x/y", "home/ada/.config"] {
+        std::fs::create_dir_all(root.join(d)).unwrap();
+    }
+    std::fs::write(root.join("a/b/c/file"), "f").unwrap();
+    symlink("../x", root.join("a/up")).unwrap(); // relative, with ..
+    symlink(root.join("a/b"), root.join("x/y/abs")).unwrap(); // absolute
+    symlink("abs/c", root.join("x/y/chain")).unwrap(); // a link through a link
+    symlink("missing/thing", root.join("x/dangling")).unwrap();
+    symlink("loop2", root.join("x/loop1")).unwrap();
+    symlink("loop1", root.join("x/loop2")).unwrap();
+    symlink(root.join("a"), root.join("home/ada/.config/gh")).unwrap();
+    let mut looked = Looked::default();
+    let names = [
+        "a", "a/up", "a/up/y", "a/up/y/abs", "a/up/y/abs/c/file", "x/y/chain/file", "x/y/chain/../c",
+        "x/dangling", "x/loop1", "x/y/abs/../up/y", "home/ada/.config/gh/b", "home/ada/.config/gh/nope",
+        "a/./b/../b/c", "nowhere/at/all",
+    ];
+    for name in names {
+        let path = root.join(name);
+        assert_eq!(looked.real(&path), std::fs::canonicalize(&path).ok(), "{name}");
+        // Asked again, from memory: the same.
+        assert_eq!(looked.real(&path), std::fs::canonicalize(&path).ok(), "{name}");
+    }
+}
