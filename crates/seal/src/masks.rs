@@ -24,6 +24,7 @@
 //! after the run. A work folder or temp that resolves into a hidden place is
 //! refused; a cache there is left out.
 
+use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
@@ -121,10 +122,10 @@ fn within(path: &Path, of: &Path) -> bool {
 #[derive(Default)]
 struct Looked {
     /// A resolved path's type (None: it isn't there).
-    kind: std::collections::HashMap<PathBuf, Option<std::fs::FileType>>,
+    kind: std::collections::HashMap<OsString, Option<std::fs::FileType>>,
     /// A path as given → its real path (None: something on the way isn't
     /// there).
-    real: std::collections::HashMap<PathBuf, Option<PathBuf>>,
+    real: std::collections::HashMap<OsString, Option<PathBuf>>,
 }
 
 /// How many links one resolution follows before giving up (as the kernel's
@@ -133,23 +134,23 @@ const MAX_LINKS: usize = 40;
 
 impl Looked {
     fn kind(&mut self, real: &Path) -> Option<std::fs::FileType> {
-        if let Some(k) = self.kind.get(real) {
+        if let Some(k) = self.kind.get(real.as_os_str()) {
             return *k;
         }
         let k = std::fs::symlink_metadata(real).ok().map(|m| m.file_type());
-        self.kind.insert(real.to_path_buf(), k);
+        self.kind.insert(real.as_os_str().to_owned(), k);
         k
     }
 
     /// `path`'s real path, as realpath(3) gives it: every link followed,
     /// `.` and `..` taken, None if any part isn't there.
     fn real(&mut self, path: &Path) -> Option<PathBuf> {
-        if let Some(r) = self.real.get(path) {
+        if let Some(r) = self.real.get(path.as_os_str()) {
             return r.clone();
         }
         let mut links = 0;
         let r = self.resolve(Path::new("/"), path, &mut links);
-        self.real.insert(path.to_path_buf(), r.clone());
+        self.real.insert(path.as_os_str().to_owned(), r.clone());
         r
     }
 
@@ -247,7 +248,11 @@ impl Rules {
     }
 
     fn add(&mut self, path: PathBuf, state: State) {
-        if !self.0.contains(&(path.clone(), state)) {
+        if !self
+            .0
+            .iter()
+            .any(|(p, s)| *s == state && p.as_os_str() == path.as_os_str())
+        {
             self.0.push((path, state));
         }
     }
@@ -262,7 +267,11 @@ struct Planner {
 
 impl Planner {
     fn mask(&mut self, mount: Mount, what: &str) {
-        if !self.masks.iter().any(|m| m.mount.path() == mount.path()) {
+        if !self
+            .masks
+            .iter()
+            .any(|m| m.mount.path().as_os_str() == mount.path().as_os_str())
+        {
             self.masks.push(Mask {
                 mount,
                 what: what.to_owned(),
@@ -283,7 +292,7 @@ impl Planner {
     /// An empty read-only folder where `path` could be created, so it can't.
     fn block(&mut self, path: &Path, what: &str) {
         if let Some(at) = self.creatable(path) {
-            if !self.created.contains(&at) {
+            if !self.created.iter().any(|c| c.as_os_str() == at.as_os_str()) {
                 self.created.push(at.clone());
             }
             self.mask(Mount::EmptyFolder(at), what);
@@ -412,7 +421,7 @@ pub fn plan(request: Request<'_>) -> Result<Masks, SealError> {
     // places first, so one inside a place already kept read-only needs
     // nothing more.
     let mut read_only: Vec<&PathBuf> = request.read_only.iter().collect();
-    read_only.sort_by_key(|p| p.components().count());
+    read_only.sort_by_cached_key(|p| p.components().count());
     for path in read_only {
         p.keep(path);
     }
@@ -461,12 +470,13 @@ pub fn plan(request: Request<'_>) -> Result<Masks, SealError> {
         .filter(|(path, _)| hidden_by(path).is_none())
         .cloned()
         .collect();
-    rules.sort_by_key(|(path, state)| (path.components().count(), *state));
+    rules.sort_by_cached_key(|(path, state)| (path.components().count(), *state));
     let mut binds = Vec::new();
     for (path, state) in &rules {
-        let shadowed = rules
-            .iter()
-            .any(|(q, s)| q == path && *s == State::ReadOnly && *state == State::Writable);
+        let shadowed = *state == State::Writable
+            && rules
+                .iter()
+                .any(|(q, s)| *s == State::ReadOnly && q.as_os_str() == path.as_os_str());
         if shadowed || p.rules.around(path) == *state {
             continue;
         }

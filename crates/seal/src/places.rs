@@ -80,7 +80,7 @@ struct List(Vec<PathBuf>);
 
 impl List {
     fn add(&mut self, p: PathBuf) {
-        if !self.0.contains(&p) {
+        if !self.0.iter().any(|q| q.as_os_str() == p.as_os_str()) {
             self.0.push(p);
         }
     }

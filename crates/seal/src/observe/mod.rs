@@ -33,7 +33,7 @@ pub mod filter;
 mod supervisor;
 
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-use std::thread::JoinHandle;
+use std::sync::mpsc::Receiver;
 
 pub use supervisor::Findings;
 
@@ -157,21 +157,31 @@ impl Channel {
         }
         // SAFETY: both are new descriptors we own.
         let (stop_r, stop_w) = unsafe { (OwnedFd::from_raw_fd(stop[0]), OwnedFd::from_raw_fd(stop[1])) };
+        let (tx, rx) = std::sync::mpsc::channel();
         let thread = std::thread::Builder::new()
             .name("seal-observe".into())
-            .spawn(move || supervisor::serve(listener, stop_r));
+            .spawn(move || {
+                let _ = tx.send(supervisor::serve(listener, stop_r));
+            });
         match thread {
-            Ok(t) => Watch {
-                running: Some((stop_w, t)),
+            Ok(_) => Watch {
+                running: Some((stop_w, rx)),
             },
             Err(_) => Watch { running: None },
         }
     }
 }
 
+/// How long [`Watch::finish`] waits for the supervisor once the box has
+/// ended. A caller killed between the kernel saying a call is waiting and
+/// the supervisor taking it leaves the supervisor waiting for a call that
+/// will never come; it is left behind then, and the command counts as
+/// unwatched.
+const FINISHING: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Watching one box's network calls, until [`Watch::finish`].
 pub struct Watch {
-    running: Option<(OwnedFd, JoinHandle<Findings>)>,
+    running: Option<(OwnedFd, Receiver<Findings>)>,
 }
 
 impl Watch {
@@ -188,12 +198,15 @@ impl Watch {
     /// Stops watching (call it once the command has ended) and says what it
     /// saw.
     pub fn finish(self) -> Network {
-        let Some((stop, thread)) = self.running else {
+        let Some((stop, found)) = self.running else {
             return Network::default();
         };
         // SAFETY: writing one byte from a valid buffer to our pipe.
         unsafe { libc::write(stop.as_raw_fd(), b"x".as_ptr().cast(), 1) };
-        thread.join().map(Network::from).unwrap_or_default()
+        found
+            .recv_timeout(FINISHING)
+            .map(Network::from)
+            .unwrap_or_default()
     }
 }
 
