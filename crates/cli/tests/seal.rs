@@ -147,4 +147,25 @@ fn a_sealed_download_through_python_marks_the_chat_naming_the_host() {
     // Reading local files marks nothing.
     let marks = replay_marks("cat /etc/os-release | head -3; ls -la");
     assert_eq!(marks, json!([]));
+    // conch seal run says what the command reached, through node this time.
+    let dir = outside_temp();
+    let out = conch(
+        &dir.path().join("conch"),
+        dir.path(),
+        &[
+            "seal",
+            "run",
+            "--work",
+            dir.path().to_str().unwrap(),
+            "--",
+            r#"node -e 'require("http").get({host: ["files", "example"].join("."), path: "/"}, r => r.pipe(process.stdout))'"#,
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains(netns::BODY.trim()));
+    assert!(
+        text(&out.stderr).ends_with("conch: the command reached files.example.\n"),
+        "{}",
+        text(&out.stderr)
+    );
 }
