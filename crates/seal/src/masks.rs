@@ -126,6 +126,30 @@ struct Looked {
     /// A path as given → its real path (None: something on the way isn't
     /// there).
     real: std::collections::HashMap<OsString, Option<PathBuf>>,
+    /// A folder's entries and their types, read at once (one `getdents`
+    /// instead of a `stat` for each of the dozens of places in a home);
+    /// None where the folder can't be read or is too big to be worth it.
+    listed: std::collections::HashMap<OsString, Option<Listing>>,
+}
+
+/// A folder's entries, by name; a type of None means the file system didn't
+/// say (then the entry is looked at by itself).
+type Listing = std::collections::HashMap<OsString, Option<std::fs::FileType>>;
+
+/// Folders bigger than this are looked into entry by entry.
+const MAX_LISTED: usize = 2048;
+
+fn list(folder: &Path) -> Option<Listing> {
+    let mut out = Listing::new();
+    for entry in std::fs::read_dir(folder).ok()? {
+        let entry = entry.ok()?;
+        if out.len() == MAX_LISTED {
+            return None;
+        }
+        // From the directory entry itself where the file system gives it.
+        out.insert(entry.file_name(), entry.file_type().ok());
+    }
+    Some(out)
 }
 
 /// How many links one resolution follows before giving up (as the kernel's
@@ -137,7 +161,23 @@ impl Looked {
         if let Some(k) = self.kind.get(real.as_os_str()) {
             return *k;
         }
-        let k = std::fs::symlink_metadata(real).ok().map(|m| m.file_type());
+        let listed = match (real.parent(), real.file_name()) {
+            (Some(parent), Some(name)) => {
+                let listing = self
+                    .listed
+                    .entry(parent.as_os_str().to_owned())
+                    .or_insert_with(|| list(parent));
+                listing.as_ref().map(|l| l.get(name).copied())
+            }
+            _ => None,
+        };
+        let k = match listed {
+            // Listed: there with its type, or not there at all.
+            Some(Some(Some(kind))) => Some(kind),
+            Some(None) => None,
+            // Not listed, or listed without a type.
+            _ => std::fs::symlink_metadata(real).ok().map(|m| m.file_type()),
+        };
         self.kind.insert(real.as_os_str().to_owned(), k);
         k
     }
