@@ -181,7 +181,10 @@ pub fn run(home: &Home, command: SealCommand) -> Result<(), Failure> {
             // changes: no second box before every command.
             let probed = seal::remembered(home.root());
             if let Support::Unavailable { problem } = &probed.support {
-                return Err(Failure(format!("{} See conch seal check.", problem.sentence())));
+                return Err(Failure(format!(
+                    "{} See conch seal check.",
+                    problem.sentence()
+                )));
             }
             let sealed = sealing(home, probed.observes)?;
             let cmd = sealed.command(&work, &shell_command)?;

@@ -48,7 +48,11 @@ fn seal_check_json_lists_what_the_box_hides_here() {
     std::fs::write(person.join(".cargo/config.toml"), "c").unwrap();
     std::fs::create_dir_all(person.join("work")).unwrap();
     let work = person.join("work");
-    let out = conch(&conch_home, &person, &["seal", "check", "--json", "--work", work.to_str().unwrap()]);
+    let out = conch(
+        &conch_home,
+        &person,
+        &["seal", "check", "--json", "--work", work.to_str().unwrap()],
+    );
     assert!(out.status.success(), "{}", text(&out.stderr));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     if v["ready"] != true {
@@ -58,7 +62,12 @@ fn seal_check_json_lists_what_the_box_hides_here() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|h| (h["path"].as_str().unwrap().to_owned(), h["what"].as_str().unwrap().to_owned()))
+        .map(|h| {
+            (
+                h["path"].as_str().unwrap().to_owned(),
+                h["what"].as_str().unwrap().to_owned(),
+            )
+        })
         .collect();
     let real = |p: &Path| p.canonicalize().unwrap().to_string_lossy().into_owned();
     let has = |p: &Path| hidden.iter().any(|(h, _)| *h == real(p));
@@ -67,10 +76,20 @@ fn seal_check_json_lists_what_the_box_hides_here() {
     assert!(has(&person.join(".cargo/credentials.toml")), "{hidden:?}");
     assert!(!has(&person.join(".cargo/config.toml")), "{hidden:?}");
     assert!(has(&conch_home), "Conch's own folder: {hidden:?}");
-    let why = &hidden.iter().find(|(h, _)| *h == real(&person.join(".ssh"))).unwrap().1;
+    let why = &hidden
+        .iter()
+        .find(|(h, _)| *h == real(&person.join(".ssh")))
+        .unwrap()
+        .1;
     assert!(why.contains("SSH"), "{why}");
-    assert!(v["writable"].as_array().unwrap().contains(&json!(real(&work))));
-    assert!(v["environment"]["kept"].as_array().unwrap().contains(&json!("PATH")));
+    assert!(v["writable"]
+        .as_array()
+        .unwrap()
+        .contains(&json!(real(&work))));
+    assert!(v["environment"]["kept"]
+        .as_array()
+        .unwrap()
+        .contains(&json!("PATH")));
     assert!(v["observes"].is_boolean());
 }
 
@@ -81,21 +100,48 @@ fn seal_run_probes_once_and_remembers_until_the_computer_changes() {
     let conch_home = dir.path().join("conch");
     std::fs::create_dir_all(&person).unwrap();
     let work = person.to_str().unwrap();
-    let out = conch(&conch_home, &person, &["seal", "run", "--work", work, "--", "echo", "sealed ünïcode"]);
+    let out = conch(
+        &conch_home,
+        &person,
+        &[
+            "seal",
+            "run",
+            "--work",
+            work,
+            "--",
+            "echo",
+            "sealed ünïcode",
+        ],
+    );
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout), "sealed ünïcode\n");
     let note = conch_home.join("seal/support.json");
     let remembered: Value = serde_json::from_str(&std::fs::read_to_string(&note).unwrap()).unwrap();
     let fingerprint = remembered["fingerprint"].as_str().unwrap().to_owned();
-    assert!(fingerprint.contains("bwrap") && fingerprint.contains("kernel"), "{fingerprint}");
+    assert!(
+        fingerprint.contains("bwrap") && fingerprint.contains("kernel"),
+        "{fingerprint}"
+    );
     // Remembered: the next run reads it and leaves it as it was.
     let stamp = std::fs::metadata(&note).unwrap().modified().unwrap();
-    let out = conch(&conch_home, &person, &["seal", "run", "--work", work, "--", "true"]);
+    let out = conch(
+        &conch_home,
+        &person,
+        &["seal", "run", "--work", work, "--", "true"],
+    );
     assert!(out.status.success());
     assert_eq!(std::fs::metadata(&note).unwrap().modified().unwrap(), stamp);
     // A different computer (another bubblewrap, another kernel): probed again.
-    std::fs::write(&note, json!({"fingerprint": "another computer", "observes": false}).to_string()).unwrap();
-    let out = conch(&conch_home, &person, &["seal", "run", "--work", work, "--", "true"]);
+    std::fs::write(
+        &note,
+        json!({"fingerprint": "another computer", "observes": false}).to_string(),
+    )
+    .unwrap();
+    let out = conch(
+        &conch_home,
+        &person,
+        &["seal", "run", "--work", work, "--", "true"],
+    );
     assert!(out.status.success());
     let again: Value = serde_json::from_str(&std::fs::read_to_string(&note).unwrap()).unwrap();
     assert_eq!(again["fingerprint"], fingerprint.as_str());
@@ -133,7 +179,9 @@ fn replay_marks(command: &str) -> Value {
 #[test]
 fn a_sealed_download_through_python_marks_the_chat_naming_the_host() {
     if !netns::inside() {
-        return netns::in_own_network("a_sealed_download_through_python_marks_the_chat_naming_the_host");
+        return netns::in_own_network(
+            "a_sealed_download_through_python_marks_the_chat_naming_the_host",
+        );
     }
     let scratch = tempfile::tempdir().unwrap();
     netns::network_of_our_own(scratch.path());

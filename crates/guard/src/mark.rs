@@ -34,7 +34,11 @@ fn named(hosts: &[&str]) -> String {
             let (last, first) = hosts.split_last().unwrap_or((&"", &[]));
             format!("{} and {last}", first.join(", "))
         }
-        _ => format!("{} and {} more", hosts[..SHOWN].join(", "), hosts.len() - SHOWN),
+        _ => format!(
+            "{} and {} more",
+            hosts[..SHOWN].join(", "),
+            hosts.len() - SHOWN
+        ),
     }
 }
 
@@ -114,10 +118,16 @@ mod tests {
             Some((MarkSource::Download, "a, b, c and 2 more".into()))
         );
         // Reaching nothing marks nothing, even spelled like a download.
-        assert_eq!(mark_for(&cmd("curl http://127.0.0.1:8080/x"), Some(&seen(&[]))), None);
+        assert_eq!(
+            mark_for(&cmd("curl http://127.0.0.1:8080/x"), Some(&seen(&[]))),
+            None
+        );
         assert_eq!(mark_for(&cmd("cat notes.txt"), Some(&seen(&[]))), None);
         // The update's fetches stay free when watched.
-        assert_eq!(mark_for(&cmd("git fetch origin"), Some(&seen(&["github.com"]))), None);
+        assert_eq!(
+            mark_for(&cmd("git fetch origin"), Some(&seen(&["github.com"]))),
+            None
+        );
         // Unwatched: the words, as before.
         let unwatched = json!({"network_observed": false, "reached_hosts": ["x.example"]});
         assert_eq!(mark_for(&py, Some(&unwatched)), None);

@@ -176,7 +176,12 @@ mod tests {
 
     #[test]
     fn only_exempt_fetches_is_the_updates_list_and_nothing_more() {
-        for yes in ["git fetch", "git fetch origin", "git -C repo fetch --all && npm fetch", "yarn fetch; pnpm fetch"] {
+        for yes in [
+            "git fetch",
+            "git fetch origin",
+            "git -C repo fetch --all && npm fetch",
+            "yarn fetch; pnpm fetch",
+        ] {
             assert!(only_exempt_fetches(yes), "{yes}");
         }
         for no in [

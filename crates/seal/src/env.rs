@@ -332,7 +332,10 @@ fn class(c: char) -> Class {
 /// How often neighbouring letters and digits change class (upper, lower,
 /// digit): about 0.6 in random base62, once a word (0.1–0.25) in names.
 fn switch_rate(run: &[char]) -> f64 {
-    let switches = run.windows(2).filter(|w| class(w[0]) != class(w[1])).count();
+    let switches = run
+        .windows(2)
+        .filter(|w| class(w[0]) != class(w[1]))
+        .count();
     switches as f64 / run.len().max(1) as f64
 }
 
@@ -424,7 +427,10 @@ pub fn environment(
         Some(h) => out.push(("HOME".into(), h.as_os_str().to_owned())),
         None => {
             if let Some(h) = vars.iter().find(|(n, _)| n == "HOME") {
-                if h.1.to_str().is_some_and(|v| judge("HOME", v, extra).is_ok()) {
+                if h.1
+                    .to_str()
+                    .is_some_and(|v| judge("HOME", v, extra).is_ok())
+                {
                     out.push(h.clone());
                 }
             }

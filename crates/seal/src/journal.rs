@@ -94,9 +94,15 @@ mod tests {
         write(&mine, &[running.clone()]).unwrap();
         sweep(&seal);
         assert!(!empty.exists(), "the empty placeholder was left");
-        assert_eq!(std::fs::read_to_string(filled.join("mine")).unwrap(), "kept");
+        assert_eq!(
+            std::fs::read_to_string(filled.join("mine")).unwrap(),
+            "kept"
+        );
         assert!(!gone.exists());
-        assert!(running.exists() && mine.exists(), "a running process's note was swept");
+        assert!(
+            running.exists() && mine.exists(),
+            "a running process's note was swept"
+        );
         remove(&mine, &[running.clone()]);
         assert!(!running.exists() && !mine.exists());
     }

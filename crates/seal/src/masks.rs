@@ -63,7 +63,10 @@ pub enum Mount {
 impl Mount {
     pub fn path(&self) -> &Path {
         match self {
-            Mount::Writable(p) | Mount::ReadOnly(p) | Mount::EmptyFolder(p) | Mount::EmptyFile(p) => p,
+            Mount::Writable(p)
+            | Mount::ReadOnly(p)
+            | Mount::EmptyFolder(p)
+            | Mount::EmptyFile(p) => p,
         }
     }
 }
@@ -196,7 +199,11 @@ impl Looked {
 
     fn resolve(&mut self, base: &Path, path: &Path, links: &mut usize) -> Option<PathBuf> {
         use std::path::Component;
-        let mut cur = if path.is_absolute() { PathBuf::from("/") } else { base.to_path_buf() };
+        let mut cur = if path.is_absolute() {
+            PathBuf::from("/")
+        } else {
+            base.to_path_buf()
+        };
         for c in path.components() {
             match c {
                 Component::RootDir | Component::Prefix(_) | Component::CurDir => {}
@@ -342,10 +349,14 @@ impl Planner {
     /// Hides one path: both spellings when it exists, where it would be
     /// created when it doesn't.
     fn hide(&mut self, path: &Path, what: &str) {
-        let Some(meta) = self.looked.real(path.parent().unwrap_or(Path::new("/"))).and_then(|parent| {
-            let name = path.file_name()?;
-            self.looked.kind(&parent.join(name))
-        }) else {
+        let Some(meta) = self
+            .looked
+            .real(path.parent().unwrap_or(Path::new("/")))
+            .and_then(|parent| {
+                let name = path.file_name()?;
+                self.looked.kind(&parent.join(name))
+            })
+        else {
             self.block(path, what);
             return;
         };
@@ -394,9 +405,8 @@ impl Planner {
                     .collect()
             })
             .unwrap_or_default();
-        let matches = |name: &std::ffi::OsStr| {
-            name.as_encoded_bytes().starts_with(prefix.as_bytes())
-        };
+        let matches =
+            |name: &std::ffi::OsStr| name.as_encoded_bytes().starts_with(prefix.as_bytes());
         for (name, _) in entries.iter().filter(|(n, _)| matches(n)) {
             self.hide(&real.join(name), what);
             if real != folder {
@@ -481,7 +491,8 @@ pub fn plan(request: Request<'_>) -> Result<Masks, SealError> {
         .filter(|c| c.parent().is_none_or(|parent| !rules.writable(parent)))
         .cloned()
         .collect();
-    p.masks.retain(|m| !stale.iter().any(|s| s == m.mount.path()));
+    p.masks
+        .retain(|m| !stale.iter().any(|s| s == m.mount.path()));
     p.created.retain(|c| !stale.contains(c));
 
     let folders: Vec<PathBuf> = p

@@ -25,9 +25,7 @@ use std::path::{Path, PathBuf};
 pub type Vars<'a> = &'a dyn Fn(&str) -> Option<String>;
 
 fn absolute(var: Vars, name: &str) -> Option<PathBuf> {
-    var(name)
-        .filter(|v| v.starts_with('/'))
-        .map(PathBuf::from)
+    var(name).filter(|v| v.starts_with('/')).map(PathBuf::from)
 }
 
 /// The first absolute entry of a `:` list (`GOPATH`).
@@ -147,7 +145,10 @@ pub fn caches(home: Option<&Path>, var: Vars) -> Vec<PathBuf> {
         Some(p) => out.add(p),
         None => out.under(&r.home, &[".nuget/packages"]),
     }
-    out.under_each(&r.data, &["NuGet/v3-cache", "NuGet/http-cache", "NuGet/plugins-cache"]);
+    out.under_each(
+        &r.data,
+        &["NuGet/v3-cache", "NuGet/http-cache", "NuGet/plugins-cache"],
+    );
     out.var(var, "NUGET_HTTP_CACHE_PATH");
     // deno
     match absolute(var, "DENO_DIR") {
@@ -259,7 +260,12 @@ pub fn runs_later(home: Option<&Path>, var: Vars) -> Vec<PathBuf> {
     // Gradle: init scripts and properties every build reads.
     out.under(
         &r.gradle,
-        &["init.d", "init.gradle", "init.gradle.kts", "gradle.properties"],
+        &[
+            "init.d",
+            "init.gradle",
+            "init.gradle.kts",
+            "gradle.properties",
+        ],
     );
     // Go, bun, deno, pnpm, npm: their bin folders, wherever moved.
     match absolute(var, "GOBIN") {
@@ -280,7 +286,11 @@ pub fn runs_later(home: Option<&Path>, var: Vars) -> Vec<PathBuf> {
     // Every bin folder on PATH.
     if let Some(path) = var("PATH") {
         for entry in path.split(':').filter(|e| e.starts_with('/')) {
-            out.add(PathBuf::from(entry.trim_end_matches('/')).components().collect());
+            out.add(
+                PathBuf::from(entry.trim_end_matches('/'))
+                    .components()
+                    .collect(),
+            );
         }
     }
     out.0
@@ -340,7 +350,12 @@ mod tests {
         // No cache is or surrounds a place that runs later.
         for c in &caches {
             for l in &later {
-                assert!(!l.starts_with(c), "{} is inside the cache {}", l.display(), c.display());
+                assert!(
+                    !l.starts_with(c),
+                    "{} is inside the cache {}",
+                    l.display(),
+                    c.display()
+                );
             }
         }
     }
@@ -369,6 +384,8 @@ mod tests {
         assert!(later.contains(&PathBuf::from("/home/ada/.config/autostart")));
         assert!(later.contains(&PathBuf::from("/home/ada/tools/bin")));
         assert!(later.contains(&PathBuf::from("/home/ada/.zsh")));
-        assert!(!later.iter().any(|p| p.to_string_lossy().contains("relative")));
+        assert!(!later
+            .iter()
+            .any(|p| p.to_string_lossy().contains("relative")));
     }
 }

@@ -34,7 +34,8 @@ impl std::fmt::Display for SealError {
 impl std::error::Error for SealError {}
 
 /// What Conch's own folder is called in the list of hidden places.
-pub const CONCH_FOLDER: &str = "Conch's own folder: its vault, keys, logs, settings and browser profile";
+pub const CONCH_FOLDER: &str =
+    "Conch's own folder: its vault, keys, logs, settings and browser profile";
 
 /// What a sealed command may write and must not see.
 #[derive(Debug, Clone)]
@@ -104,7 +105,11 @@ impl Profile {
         }
         for place in &self.protected.keys {
             out.push(Hidden {
-                path: PathBuf::from(if place.path.is_empty() { "/" } else { &place.path }),
+                path: PathBuf::from(if place.path.is_empty() {
+                    "/"
+                } else {
+                    &place.path
+                }),
                 prefix: place.prefix.clone(),
                 what: place.what.to_owned(),
             });
@@ -135,7 +140,8 @@ impl Profile {
     /// command`. `seccomp_fd` is the descriptor bubblewrap reads the filter
     /// from.
     pub fn argv(&self, masks: &Masks, command: &str, seccomp_fd: Option<i32>) -> Vec<OsString> {
-        let mut a: Vec<OsString> = Vec::with_capacity(32 + 3 * (masks.binds.len() + masks.masks.len()));
+        let mut a: Vec<OsString> =
+            Vec::with_capacity(32 + 3 * (masks.binds.len() + masks.masks.len()));
         let mut push = |s: &str| a.push(OsString::from(s));
         // TIOCSTI into the owner's terminal needs the same session.
         push("--new-session");
@@ -158,7 +164,11 @@ impl Profile {
         };
         // Parents first, then the masks last, so nothing bound later
         // uncovers them.
-        for m in masks.binds.iter().chain(masks.masks.iter().map(|m| &m.mount)) {
+        for m in masks
+            .binds
+            .iter()
+            .chain(masks.masks.iter().map(|m| &m.mount))
+        {
             match m {
                 Mount::Writable(p) => pair("--bind", p, p),
                 Mount::ReadOnly(p) => pair("--ro-bind", p, p),

@@ -54,7 +54,10 @@ impl Sealed {
         let empty_file = folder.join("empty-file");
         let fresh = || -> std::io::Result<()> {
             if empty.exists() && std::fs::read_dir(&empty)?.next().is_some() {
-                std::fs::set_permissions(&empty, std::os::unix::fs::PermissionsExt::from_mode(0o700))?;
+                std::fs::set_permissions(
+                    &empty,
+                    std::os::unix::fs::PermissionsExt::from_mode(0o700),
+                )?;
                 std::fs::remove_dir_all(&empty)?;
             }
             std::fs::DirBuilder::new()
@@ -67,7 +70,10 @@ impl Sealed {
                 let _ = std::fs::remove_file(&empty_file);
                 std::fs::write(&empty_file, b"")?;
             }
-            std::fs::set_permissions(&empty_file, std::os::unix::fs::PermissionsExt::from_mode(0o444))
+            std::fs::set_permissions(
+                &empty_file,
+                std::os::unix::fs::PermissionsExt::from_mode(0o444),
+            )
         };
         fresh().map_err(|e| {
             SealError::Setup(format!(
@@ -197,8 +203,11 @@ impl SealedCommand {
             w.write_all(&self.filter)
                 .map_err(|e| SealError::Setup(format!("its filter couldn't be written ({e})")))?;
         }
-        crate::journal::write(&self.journal, &self.masks.created)
-            .map_err(|e| SealError::Setup(format!("its list of mount points couldn't be written ({e})")))?;
+        crate::journal::write(&self.journal, &self.masks.created).map_err(|e| {
+            SealError::Setup(format!(
+                "its list of mount points couldn't be written ({e})"
+            ))
+        })?;
         let fd = read.as_raw_fd();
         let mut cmd = std::process::Command::new(BWRAP);
         cmd.args(self.argv(fd));

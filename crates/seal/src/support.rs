@@ -212,7 +212,16 @@ fn fingerprint() -> String {
     use std::os::unix::fs::MetadataExt;
     let file = |p: &str| {
         std::fs::metadata(p)
-            .map(|m| format!("{}:{}:{}:{}.{}", m.dev(), m.ino(), m.len(), m.mtime(), m.mtime_nsec()))
+            .map(|m| {
+                format!(
+                    "{}:{}:{}:{}.{}",
+                    m.dev(),
+                    m.ino(),
+                    m.len(),
+                    m.mtime(),
+                    m.mtime_nsec()
+                )
+            })
             .unwrap_or_else(|_| "-".to_owned())
     };
     let read = |p: &str| {

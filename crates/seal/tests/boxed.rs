@@ -301,7 +301,10 @@ fn credentials_leave_the_environment() {
     let said = text(&out.stdout);
     assert!(said.contains("KEEP_ME=yes"), "{said}");
     assert!(said.contains("TERM=xterm-256color"), "{said}");
-    assert!(said.contains(&format!("HOME={}", w.home.display())), "{said}");
+    assert!(
+        said.contains(&format!("HOME={}", w.home.display())),
+        "{said}"
+    );
     for gone in ["SSH_AUTH_SOCK", "DBUS_SESSION_BUS_ADDRESS", "GITHUB_TOKEN"] {
         assert!(!said.contains(gone), "{gone} reached the box");
     }

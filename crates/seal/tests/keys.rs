@@ -16,12 +16,16 @@ fn moved() -> Vec<(&'static str, &'static str)> {
         ("XDG_CONFIG_HOME", "$ROOT/xdg/config"),
         ("XDG_DATA_HOME", "$ROOT/xdg/data"),
         ("XDG_RUNTIME_DIR", "$ROOT/xdg/run"),
-        ("KUBECONFIG", "$ROOT/vars/kube-a.yaml:$ROOT/vars/kube-b.yaml"),
+        (
+            "KUBECONFIG",
+            "$ROOT/vars/kube-a.yaml:$ROOT/vars/kube-b.yaml",
+        ),
     ];
     for place in guard::KEY_PLACES {
         if let guard::Root::Var(name) = place.root {
             if !v.iter().any(|(n, _)| *n == name) {
-                let at: &'static str = Box::leak(format!("$ROOT/vars/{}", name.to_ascii_lowercase()).into_boxed_str());
+                let at: &'static str =
+                    Box::leak(format!("$ROOT/vars/{}", name.to_ascii_lowercase()).into_boxed_str());
                 v.push((name, at));
             }
         }
@@ -48,7 +52,10 @@ fn plant(w: &World) -> (Vec<String>, Vec<String>) {
         match &place.prefix {
             Some(prefix) => {
                 std::fs::create_dir_all(&path).unwrap();
-                for (n, name) in [format!("{prefix}"), format!("{prefix}.toml")].iter().enumerate() {
+                for (n, name) in [format!("{prefix}"), format!("{prefix}.toml")]
+                    .iter()
+                    .enumerate()
+                {
                     std::fs::write(path.join(name), format!("{marker}-{n}\n")).unwrap();
                     markers.push(format!("{marker}-{n}"));
                 }
@@ -109,12 +116,23 @@ fn no_key_is_readable_or_visible_at_any_place_of_the_list() {
         let out = w.run_in(work, &command);
         let seen = format!("{}{}", text(&out.stdout), text(&out.stderr));
         for m in &markers {
-            assert!(!seen.contains(m.as_str()), "{m} was read from {}", work.display());
+            assert!(
+                !seen.contains(m.as_str()),
+                "{m} was read from {}",
+                work.display()
+            );
         }
         for n in &names {
-            assert!(!seen.contains(n.as_str()), "{n} was listed from {}", work.display());
+            assert!(
+                !seen.contains(n.as_str()),
+                "{n} was listed from {}",
+                work.display()
+            );
         }
-        assert!(seen.contains("NEIGHBOUR"), "a file beside a key place was hidden too");
+        assert!(
+            seen.contains("NEIGHBOUR"),
+            "a file beside a key place was hidden too"
+        );
     }
 }
 
@@ -165,12 +183,27 @@ fn no_key_place_can_be_made_where_the_box_could_write() {
 fn secrets() -> Vec<(String, String)> {
     let mut v: Vec<(String, String)> = [
         ("BW_SESSION", "eTNsb1ZQbU9xWnJzS3BtM1d2cXh5ZUxBN2w5dHQ4Zz09"),
-        ("OP_SESSION_my", "q0YZLSGv4eZi1mz2bGvQ3J8n3Zw2dA7kC9fQYp1xHQ4"),
-        ("DATABASE_URL", "postgres://app:hunter2-PLANTED@db.internal:5432/app"),
-        ("GITHUB_PAT", "github_pat_11ABCDEFG0PLANTED_abcdefghijklmnop"),
+        (
+            "OP_SESSION_my",
+            "q0YZLSGv4eZi1mz2bGvQ3J8n3Zw2dA7kC9fQYp1xHQ4",
+        ),
+        (
+            "DATABASE_URL",
+            "postgres://app:hunter2-PLANTED@db.internal:5432/app",
+        ),
+        (
+            "GITHUB_PAT",
+            "github_pat_11ABCDEFG0PLANTED_abcdefghijklmnop",
+        ),
         ("GH_TOKEN", "ghp_PLANTED0123456789abcdefABCDEF01234"),
-        ("AWS_SECRET_ACCESS_KEY", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYPLANTEDKEY"),
-        ("npm_config__authToken", "npm_PLANTEDabcdefghijklmnopqrstuvwxyzAB"),
+        (
+            "AWS_SECRET_ACCESS_KEY",
+            "wJalrXUtnFEMI/K7MDENG/bPxRfiCYPLANTEDKEY",
+        ),
+        (
+            "npm_config__authToken",
+            "npm_PLANTEDabcdefghijklmnopqrstuvwxyzAB",
+        ),
         ("SENTRY_DSN", "https://PLANTEDabc@o1.ingest.example/1"),
         ("MYSQL_PWD", "PLANTED-hunter2"),
         ("HTTPS_PROXY", "http://ada:PLANTED-pw@proxy.example:3128"),
@@ -179,12 +212,28 @@ fn secrets() -> Vec<(String, String)> {
     .iter()
     .map(|(n, v)| (n.to_string(), v.to_string()))
     .collect();
-    let words = ["token", "secret", "password", "session", "key", "auth", "cookie", "pat", "dsn", "credential"];
+    let words = [
+        "token",
+        "secret",
+        "password",
+        "session",
+        "key",
+        "auth",
+        "cookie",
+        "pat",
+        "dsn",
+        "credential",
+    ];
     let around = ["my", "app", "corp", "stripe", "deploy", "bot"];
     for (i, w) in words.iter().enumerate() {
         let name = match i % 3 {
             0 => format!("{}_{}", around[i % around.len()], w).to_ascii_uppercase(),
-            1 => format!("{}{}{}", around[i % around.len()], &w[..1].to_ascii_uppercase(), &w[1..]),
+            1 => format!(
+                "{}{}{}",
+                around[i % around.len()],
+                &w[..1].to_ascii_uppercase(),
+                &w[1..]
+            ),
             _ => format!("{}_{}_{}", around[(i + 1) % around.len()], w, i),
         };
         v.push((name, format!("PLANTED-value-{i}")));
@@ -196,7 +245,10 @@ fn secrets() -> Vec<(String, String)> {
 fn secret_variables_stay_out_even_when_a_setting_names_them() {
     let mut w = World::new();
     let planted = secrets();
-    let refs: Vec<(&str, &str)> = planted.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
+    let refs: Vec<(&str, &str)> = planted
+        .iter()
+        .map(|(n, v)| (n.as_str(), v.as_str()))
+        .collect();
     w.set_vars(&refs);
     // The owner's sealEnv names every one of them, and everything.
     w.sealed.env_names = planted.iter().map(|(n, _)| n.clone()).collect();
@@ -207,6 +259,9 @@ fn secret_variables_stay_out_even_when_a_setting_names_them() {
     assert!(seen.contains("PATH="), "{seen}");
     for (name, value) in &planted {
         assert!(!seen.contains("PLANTED"), "{name} reached the box: {seen}");
-        assert!(!seen.contains(value.as_str()), "{name}'s value reached the box");
+        assert!(
+            !seen.contains(value.as_str()),
+            "{name}'s value reached the box"
+        );
     }
 }

@@ -22,7 +22,10 @@ fn person(w: &World) -> Vec<(String, String)> {
     );
     let mut v = vec![
         ("PATH".to_owned(), path),
-        ("CARGO_HOME".to_owned(), w.home.join(".cargo").display().to_string()),
+        (
+            "CARGO_HOME".to_owned(),
+            w.home.join(".cargo").display().to_string(),
+        ),
     ];
     // The toolchain itself stays where it is (rustup's cargo needs it).
     if let Some(r) = rustup_home() {
@@ -61,10 +64,18 @@ fn nothing_that_runs_later_can_be_written_and_every_cache_can() {
         if !p.starts_with(&w.home) || i % 3 == 2 {
             continue;
         }
-        let looks_like_file = p
-            .file_name()
-            .and_then(|n| n.to_str())
-            .is_some_and(|n| n.contains(".") && !n.starts_with(".config") && !n.starts_with(".local") && n != ".oh-my-zsh" && n != ".npm-global" && n != ".node_modules" && n != ".node_libraries" && n != ".pip" && n != ".bash_completion.d" && n != ".m2");
+        let looks_like_file = p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+            n.contains(".")
+                && !n.starts_with(".config")
+                && !n.starts_with(".local")
+                && n != ".oh-my-zsh"
+                && n != ".npm-global"
+                && n != ".node_modules"
+                && n != ".node_libraries"
+                && n != ".pip"
+                && n != ".bash_completion.d"
+                && n != ".m2"
+        });
         if looks_like_file && !later.iter().any(|o| o != p && o.starts_with(p)) {
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
             std::fs::write(p, "original\n").unwrap();
@@ -90,14 +101,28 @@ fn nothing_that_runs_later_can_be_written_and_every_cache_can() {
             ));
         }
         for c in caches.iter().filter(|c| c.starts_with(&w.home)) {
-            command.push_str(&format!("echo cached > '{}/fetched' || echo CACHE-REFUSED {}; ", c.display(), c.display()));
+            command.push_str(&format!(
+                "echo cached > '{}/fetched' || echo CACHE-REFUSED {}; ",
+                c.display(),
+                c.display()
+            ));
         }
         let out = w.run_in(&work, &command);
         let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
-        assert!(!said.contains("CACHE-REFUSED"), "from {}: {said}", work.display());
+        assert!(
+            !said.contains("CACHE-REFUSED"),
+            "from {}: {said}",
+            work.display()
+        );
         let after = snapshot(&w.home);
         for (path, was) in &before {
-            assert_eq!(after.get(path), Some(was), "{} changed (work {})", path.display(), work.display());
+            assert_eq!(
+                after.get(path),
+                Some(was),
+                "{} changed (work {})",
+                path.display(),
+                work.display()
+            );
         }
         for (path, now) in &after {
             if before.contains_key(path) {
@@ -111,7 +136,13 @@ fn nothing_that_runs_later_can_be_written_and_every_cache_can() {
             }
         }
         for c in caches.iter().filter(|c| c.starts_with(&w.home)) {
-            assert_eq!(std::fs::read_to_string(c.join("fetched")).ok().as_deref(), Some("cached\n"), "{} from {}: {said}", c.display(), work.display());
+            assert_eq!(
+                std::fs::read_to_string(c.join("fetched")).ok().as_deref(),
+                Some("cached\n"),
+                "{} from {}: {said}",
+                c.display(),
+                work.display()
+            );
             std::fs::remove_file(c.join("fetched")).unwrap();
         }
     }
@@ -165,7 +196,11 @@ fn tgz(dir: &Path, top: &str, out: &Path) -> Vec<u8> {
 
 fn digest(tool: &str, file: &Path) -> String {
     let out = Command::new(tool).arg(file).output().unwrap();
-    text(&out.stdout).split_whitespace().next().unwrap().to_owned()
+    text(&out.stdout)
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_owned()
 }
 
 #[test]
@@ -182,7 +217,11 @@ fn a_real_npm_install_and_cargo_fetch_fill_the_caches() {
         r#"{"name":"tiny-conch-pkg","version":"1.0.0","description":"größe"}"#,
     )
     .unwrap();
-    std::fs::write(pkgs.join("npm/package/index.js"), "module.exports = 'tiny';\n").unwrap();
+    std::fs::write(
+        pkgs.join("npm/package/index.js"),
+        "module.exports = 'tiny';\n",
+    )
+    .unwrap();
     let tarball = tgz(&pkgs.join("npm"), "package", &pkgs.join("tiny.tgz"));
     let sha1 = digest("sha1sum", &pkgs.join("tiny.tgz"));
 
@@ -193,12 +232,23 @@ fn a_real_npm_install_and_cargo_fetch_fill_the_caches() {
         "[package]\nname = \"tinydep\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
     )
     .unwrap();
-    std::fs::write(pkgs.join("crate/tinydep-0.1.0/src/lib.rs"), "pub fn f() {}\n").unwrap();
-    let krate = tgz(&pkgs.join("crate"), "tinydep-0.1.0", &pkgs.join("tinydep.crate"));
+    std::fs::write(
+        pkgs.join("crate/tinydep-0.1.0/src/lib.rs"),
+        "pub fn f() {}\n",
+    )
+    .unwrap();
+    let krate = tgz(
+        &pkgs.join("crate"),
+        "tinydep-0.1.0",
+        &pkgs.join("tinydep.crate"),
+    );
     let sha256 = digest("sha256sum", &pkgs.join("tinydep.crate"));
 
     let mut files: HashMap<String, Vec<u8>> = HashMap::new();
-    files.insert("/npm/tiny-conch-pkg/-/tiny-conch-pkg-1.0.0.tgz".into(), tarball);
+    files.insert(
+        "/npm/tiny-conch-pkg/-/tiny-conch-pkg-1.0.0.tgz".into(),
+        tarball,
+    );
     files.insert("/crates/dl/tinydep/0.1.0/download".into(), krate);
     files.insert(
         "/crates/ti/ny/tinydep".into(),
@@ -243,7 +293,12 @@ fn a_real_npm_install_and_cargo_fetch_fill_the_caches() {
     ));
     let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
     assert!(out.status.success(), "{said}");
-    assert!(w.work.join("node_modules/tiny-conch-pkg/index.js").is_file(), "{said}");
+    assert!(
+        w.work
+            .join("node_modules/tiny-conch-pkg/index.js")
+            .is_file(),
+        "{said}"
+    );
     let cacache = w.home.join(".npm/_cacache");
     assert!(cacache.is_dir(), "npm's cache took nothing: {said}");
     let crate_cache = w.home.join(".cargo/registry/cache");
@@ -264,8 +319,19 @@ fn respond(mut s: std::net::TcpStream, files: &HashMap<String, Vec<u8>>) {
             Ok(n) => req.extend_from_slice(&buf[..n]),
         }
     }
-    let line = String::from_utf8_lossy(&req).lines().next().unwrap_or("").to_owned();
-    let path = line.split(' ').nth(1).unwrap_or("/").split('?').next().unwrap_or("/").to_owned();
+    let line = String::from_utf8_lossy(&req)
+        .lines()
+        .next()
+        .unwrap_or("")
+        .to_owned();
+    let path = line
+        .split(' ')
+        .nth(1)
+        .unwrap_or("/")
+        .split('?')
+        .next()
+        .unwrap_or("/")
+        .to_owned();
     let (status, body) = match files.get(&path) {
         Some(b) => ("200 OK", b.clone()),
         None => ("404 Not Found", b"not here".to_vec()),

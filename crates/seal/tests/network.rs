@@ -46,9 +46,17 @@ fn downloads_through_interpreters_name_the_host() {
     for (how, command) in DOWNLOADS {
         let (out, seen) = w.run_seen(&w.work, command);
         let said = text(&out.stdout);
-        assert!(said.contains(BODY.trim()), "{how}: didn't download: {said}{}", text(&out.stderr));
+        assert!(
+            said.contains(BODY.trim()),
+            "{how}: didn't download: {said}{}",
+            text(&out.stderr)
+        );
         assert!(seen.observed, "{how}: not observed");
-        let want = if how.contains("by address") { "192.0.2.10" } else { "files.example" };
+        let want = if how.contains("by address") {
+            "192.0.2.10"
+        } else {
+            "files.example"
+        };
         assert_eq!(seen.hosts, [want], "{how}");
     }
 }

@@ -183,9 +183,7 @@ pub async fn run(
     let _ = child.wait().await;
     // Everything in the box has ended with it: what did it reach?
     let network = match watching {
-        Some(w) => tokio::task::spawn_blocking(move || w.finish())
-            .await
-            .ok(),
+        Some(w) => tokio::task::spawn_blocking(move || w.finish()).await.ok(),
         None => None,
     };
     // Pipes close once everything in the group is gone; a process that left

@@ -188,7 +188,9 @@ async fn background_jobs_end_with_the_command() {
 #[tokio::test]
 async fn the_outcome_names_the_hosts_a_command_reached_and_marks_the_chat() {
     if !netns::inside() {
-        return netns::in_own_network("the_outcome_names_the_hosts_a_command_reached_and_marks_the_chat");
+        return netns::in_own_network(
+            "the_outcome_names_the_hosts_a_command_reached_and_marks_the_chat",
+        );
     }
     let w = world(Duration::from_secs(30));
     netns::network_of_our_own(&w.work);
@@ -205,7 +207,12 @@ async fn the_outcome_names_the_hosts_a_command_reached_and_marks_the_chat() {
         Some((protocol::MarkSource::Download, "files.example".to_owned()))
     );
     // Reading local files reaches nothing, and marks nothing.
-    let (action, out) = run(&w, json!({ "command": "cat /etc/os-release | head -2" }), Cancel::default()).await;
+    let (action, out) = run(
+        &w,
+        json!({ "command": "cat /etc/os-release | head -2" }),
+        Cancel::default(),
+    )
+    .await;
     assert!(out.ok, "{}", out.output);
     assert_eq!(out.detail.as_ref().unwrap()["reached_hosts"], json!([]));
     assert_eq!(out.detail.as_ref().unwrap()["network_observed"], true);

@@ -214,7 +214,12 @@ fn every_kind_of_event() {
 #[test]
 fn a_sealed_commands_row_names_the_hosts_it_reached() {
     let mut fold = ActivityFold::default();
-    fold.apply(&called(1, "c", "run_command", json!({"command": "python3 get.py"})));
+    fold.apply(&called(
+        1,
+        "c",
+        "run_command",
+        json!({"command": "python3 get.py"}),
+    ));
     let changes = fold.apply(&finished(
         2,
         "c",

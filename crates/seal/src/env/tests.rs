@@ -29,13 +29,29 @@ const BASE62: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123
 const BASE64URL: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 const HEX: &[u8] = b"0123456789abcdef";
 const PLAIN_WORDS: &[&str] = &[
-    "my", "app", "service", "db", "github", "gh", "openai", "stripe", "bw", "op", "client",
-    "aws", "prod", "staging", "deploy", "vercel", "slack", "bot", "user", "admin", "main",
-    "sentry", "npm", "pypi", "docker", "hub", "x", "corp", "internal",
+    "my", "app", "service", "db", "github", "gh", "openai", "stripe", "bw", "op", "client", "aws",
+    "prod", "staging", "deploy", "vercel", "slack", "bot", "user", "admin", "main", "sentry",
+    "npm", "pypi", "docker", "hub", "x", "corp", "internal",
 ];
 const MARKS: &[&str] = &[
-    "token", "secret", "password", "passwd", "pass", "pw", "pwd", "key", "session", "auth",
-    "credential", "credentials", "cred", "cookie", "pat", "dsn", "apikey", "passphrase",
+    "token",
+    "secret",
+    "password",
+    "passwd",
+    "pass",
+    "pw",
+    "pwd",
+    "key",
+    "session",
+    "auth",
+    "credential",
+    "credentials",
+    "cred",
+    "cookie",
+    "pat",
+    "dsn",
+    "apikey",
+    "passphrase",
 ];
 
 /// A name with a credential's word in it, spelled as people spell names.
@@ -85,7 +101,10 @@ fn secret_name_case(g: &mut Gen) -> String {
 #[test]
 fn every_ordinary_name_passes_the_name_rule() {
     for name in ORDINARY {
-        assert!(!secret_name(name), "{name} is on the list but named like a secret");
+        assert!(
+            !secret_name(name),
+            "{name} is on the list but named like a secret"
+        );
     }
 }
 
@@ -93,14 +112,26 @@ fn every_ordinary_name_passes_the_name_rule() {
 fn the_issues_secrets_stay_out_even_when_a_setting_names_them() {
     let rows = [
         ("BW_SESSION", "eTNsb1ZQbU9xWnJzS3BtM1d2cXh5ZUxBN2w5dHQ4Zz09"),
-        ("OP_SESSION_my", "q0YZLSGv4eZi1mz2bGvQ3J8n3Zw2dA7kC9fQYp1xHQ4"),
+        (
+            "OP_SESSION_my",
+            "q0YZLSGv4eZi1mz2bGvQ3J8n3Zw2dA7kC9fQYp1xHQ4",
+        ),
         ("OP_SESSION_abc123", "abc"),
-        ("DATABASE_URL", "postgres://app:hunter2@db.internal:5432/app"),
-        ("GITHUB_PAT", "github_pat_11ABCDEFG0123456789_abcdefghijklmnop"),
+        (
+            "DATABASE_URL",
+            "postgres://app:hunter2@db.internal:5432/app",
+        ),
+        (
+            "GITHUB_PAT",
+            "github_pat_11ABCDEFG0123456789_abcdefghijklmnop",
+        ),
         ("GH_TOKEN", "ghp_0123456789abcdefABCDEF0123456789abcd"),
         ("NPM_TOKEN", "npm_abcdefghijklmnopqrstuvwxyzABCDEF0123"),
         ("npm_config__authToken", "x"),
-        ("AWS_SECRET_ACCESS_KEY", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
+        (
+            "AWS_SECRET_ACCESS_KEY",
+            "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        ),
         ("AWS_ACCESS_KEY_ID", "AKIAIOSFODNN7EXAMPLE"),
         ("SENTRY_DSN", "https://abc@o1.ingest.sentry.io/1"),
         ("MYSQL_PWD", "hunter2"),
@@ -115,7 +146,10 @@ fn the_issues_secrets_stay_out_even_when_a_setting_names_them() {
     ];
     for (name, value) in rows {
         let extra = vec![name.to_owned()];
-        assert!(judge(name, value, &extra).is_err(), "{name}={value} went in");
+        assert!(
+            judge(name, value, &extra).is_err(),
+            "{name}={value} went in"
+        );
         assert!(judge(name, value, &[]).is_err());
     }
 }
@@ -134,7 +168,17 @@ fn names_with_a_credentials_word_stay_out_however_spelled() {
 #[test]
 fn tokens_and_passwords_in_values_stay_out_whatever_the_name() {
     let mut g = Gen(0x5eed_0002);
-    let prefixes = ["", "ghp_", "sk-", "sk-proj-", "xoxb-123-", "glpat-", "npm_", "eyJ", "pypi-"];
+    let prefixes = [
+        "",
+        "ghp_",
+        "sk-",
+        "sk-proj-",
+        "xoxb-123-",
+        "glpat-",
+        "npm_",
+        "eyJ",
+        "pypi-",
+    ];
     for _ in 0..5000 {
         let len = 24 + g.below(80);
         let body = match g.below(3) {
@@ -159,17 +203,25 @@ fn tokens_and_passwords_in_values_stay_out_whatever_the_name() {
         );
     }
     for _ in 0..2000 {
-        let scheme = g.pick(&["postgres", "mysql", "https", "http", "redis", "amqp", "mongodb+srv"]);
+        let scheme = g.pick(&[
+            "postgres",
+            "mysql",
+            "https",
+            "http",
+            "redis",
+            "amqp",
+            "mongodb+srv",
+        ]);
         let user = g.pick(PLAIN_WORDS);
         let n = 1 + g.below(20);
         let password = g.string(BASE62, n);
         let host = format!("{}.example", g.pick(PLAIN_WORDS));
-        let url = format!("{scheme}://{user}:{password}@{host}:5432/{}", g.pick(PLAIN_WORDS));
-        assert!(secret_value(&url), "{url} looked ordinary");
-        assert_eq!(
-            judge("HTTPS_PROXY", &url, &[]),
-            Err(Withheld::SecretValue)
+        let url = format!(
+            "{scheme}://{user}:{password}@{host}:5432/{}",
+            g.pick(PLAIN_WORDS)
         );
+        assert!(secret_value(&url), "{url} looked ordinary");
+        assert_eq!(judge("HTTPS_PROXY", &url, &[]), Err(Withheld::SecretValue));
     }
 }
 
@@ -203,9 +255,28 @@ fn ordinary_values_go_in() {
     // Generated paths of words, versions and names.
     let mut g = Gen(0x5eed_0003);
     let parts = [
-        "usr", "local", "bin", "home", "ada", "Projects", "IntelliJIdea2024.2", "node_modules",
-        ".bin", "go", "pkg", "mod", "jdk-21.0.2+13", "Python3.12", "site-packages", "share",
-        "Android", "Sdk", "platform-tools", "x86_64-linux-gnu", "1.82.0", "MyCompanyTools",
+        "usr",
+        "local",
+        "bin",
+        "home",
+        "ada",
+        "Projects",
+        "IntelliJIdea2024.2",
+        "node_modules",
+        ".bin",
+        "go",
+        "pkg",
+        "mod",
+        "jdk-21.0.2+13",
+        "Python3.12",
+        "site-packages",
+        "share",
+        "Android",
+        "Sdk",
+        "platform-tools",
+        "x86_64-linux-gnu",
+        "1.82.0",
+        "MyCompanyTools",
     ];
     for _ in 0..3000 {
         let entries: Vec<String> = (0..1 + g.below(8))
@@ -224,10 +295,23 @@ fn only_listed_names_go_in_and_a_setting_adds_names() {
     assert_eq!(judge("KEEP_ME", "yes", &[]), Err(Withheld::NotListed));
     assert_eq!(judge("KEEP_ME", "yes", &["KEEP_ME".into()]), Ok(()));
     assert_eq!(judge("MYAPP_MODE", "dev", &["MYAPP_*".into()]), Ok(()));
-    assert_eq!(judge("MYAPP_MODE", "dev", &["*".into()]), Err(Withheld::NotListed));
+    assert_eq!(
+        judge("MYAPP_MODE", "dev", &["*".into()]),
+        Err(Withheld::NotListed)
+    );
     assert_eq!(judge("DISPLAY", ":0", &[]), Err(Withheld::NotListed));
-    assert_eq!(judge("SSH_AUTH_SOCK", "/run/a", &["SSH_AUTH_SOCK".into()]), Err(Withheld::SecretName));
-    assert_eq!(judge("DBUS_SESSION_BUS_ADDRESS", "unix:path=/x", &["DBUS_SESSION_BUS_ADDRESS".into()]), Err(Withheld::SecretName));
+    assert_eq!(
+        judge("SSH_AUTH_SOCK", "/run/a", &["SSH_AUTH_SOCK".into()]),
+        Err(Withheld::SecretName)
+    );
+    assert_eq!(
+        judge(
+            "DBUS_SESSION_BUS_ADDRESS",
+            "unix:path=/x",
+            &["DBUS_SESSION_BUS_ADDRESS".into()]
+        ),
+        Err(Withheld::SecretName)
+    );
 }
 
 #[test]

@@ -23,7 +23,12 @@ fn prefixed(folder: PathBuf, prefix: &str) -> Hidden {
     }
 }
 
-fn plan_of(writable: &[PathBuf], caches: &[PathBuf], read_only: &[PathBuf], hide: &[Hidden]) -> Masks {
+fn plan_of(
+    writable: &[PathBuf],
+    caches: &[PathBuf],
+    read_only: &[PathBuf],
+    hide: &[Hidden],
+) -> Masks {
     plan(Request {
         writable,
         caches,
@@ -47,7 +52,10 @@ fn folders_and_files_that_exist() {
         &[root.join("home/work")],
         &[],
         &[],
-        &[hidden(root.join("home/.ssh")), hidden(root.join("home/.netrc"))],
+        &[
+            hidden(root.join("home/.ssh")),
+            hidden(root.join("home/.netrc")),
+        ],
     );
     assert_eq!(m.binds, [Mount::Writable(root.join("home/work"))]);
     assert_eq!(
@@ -79,7 +87,12 @@ fn missing_paths_are_masked_where_they_could_be_created() {
     let (_d, root) = setup();
     std::fs::create_dir_all(root.join("home")).unwrap();
     // The work folder is the whole home: ~/.aws could be created in it.
-    let m = plan_of(&[root.join("home")], &[], &[], &[hidden(root.join("home/.aws/credentials"))]);
+    let m = plan_of(
+        &[root.join("home")],
+        &[],
+        &[],
+        &[hidden(root.join("home/.aws/credentials"))],
+    );
     assert_eq!(mounts(&m), [Mount::EmptyFolder(root.join("home/.aws"))]);
     assert_eq!(m.created, [root.join("home/.aws")]);
     // Read-only there: nothing could create it, so no mount.
@@ -109,7 +122,12 @@ fn a_writable_path_inside_a_hidden_one_is_refused() {
     })
     .is_err());
     // A cache there is only left out.
-    let m = plan_of(&[], &[root.join("home/.ssh/work")], &[], &[hidden(root.join("home/.ssh"))]);
+    let m = plan_of(
+        &[],
+        &[root.join("home/.ssh/work")],
+        &[],
+        &[hidden(root.join("home/.ssh"))],
+    );
     assert!(m.binds.is_empty());
 }
 
@@ -117,7 +135,15 @@ fn a_writable_path_inside_a_hidden_one_is_refused() {
 fn nested_masks_keep_only_the_outer_one() {
     let (_d, root) = setup();
     std::fs::create_dir_all(root.join("conch/browser")).unwrap();
-    let m = plan_of(&[], &[], &[], &[hidden(root.join("conch")), hidden(root.join("conch/browser"))]);
+    let m = plan_of(
+        &[],
+        &[],
+        &[],
+        &[
+            hidden(root.join("conch")),
+            hidden(root.join("conch/browser")),
+        ],
+    );
     assert_eq!(mounts(&m), [Mount::EmptyFolder(root.join("conch"))]);
 }
 
@@ -129,7 +155,12 @@ fn a_prefix_hides_each_name_that_begins_so_and_no_other() {
     std::fs::write(cargo.join("credentials"), "t").unwrap();
     std::fs::write(cargo.join("credentials.toml"), "t").unwrap();
     std::fs::write(cargo.join("config.toml"), "c").unwrap();
-    let m = plan_of(&[], &[cargo.join("registry")], &[], &[prefixed(cargo.clone(), "credentials")]);
+    let m = plan_of(
+        &[],
+        &[cargo.join("registry")],
+        &[],
+        &[prefixed(cargo.clone(), "credentials")],
+    );
     let got = mounts(&m);
     assert!(got.contains(&Mount::EmptyFile(cargo.join("credentials"))));
     assert!(got.contains(&Mount::EmptyFile(cargo.join("credentials.toml"))));
@@ -180,7 +211,12 @@ fn what_runs_later_is_read_only_inside_a_writable_place() {
         home.join(".bash_profile"),
         home.join(".local/bin"),
     ];
-    let m = plan_of(&[home.clone()], &[home.join(".local/share/pnpm/store")], &later, &[]);
+    let m = plan_of(
+        &[home.clone()],
+        &[home.join(".local/share/pnpm/store")],
+        &later,
+        &[],
+    );
     assert_eq!(
         m.binds,
         [
@@ -197,7 +233,10 @@ fn what_runs_later_is_read_only_inside_a_writable_place() {
     assert_eq!(m.created, [home.join(".bash_profile")]);
     // Outside any writable place, nothing is needed at all.
     let m = plan_of(&[home.join(".local/share/pnpm/store")], &[], &later, &[]);
-    assert_eq!(m.binds, [Mount::Writable(home.join(".local/share/pnpm/store"))]);
+    assert_eq!(
+        m.binds,
+        [Mount::Writable(home.join(".local/share/pnpm/store"))]
+    );
     assert!(m.masks.is_empty());
 }
 
@@ -217,14 +256,33 @@ fn paths_resolve_as_realpath_does_through_links_of_every_kind() {
     symlink(root.join("a"), root.join("home/ada/.config/gh")).unwrap();
     let mut looked = Looked::default();
     let names = [
-        "a", "a/up", "a/up/y", "a/up/y/abs", "a/up/y/abs/c/file", "x/y/chain/file", "x/y/chain/../c",
-        "x/dangling", "x/loop1", "x/y/abs/../up/y", "home/ada/.config/gh/b", "home/ada/.config/gh/nope",
-        "a/./b/../b/c", "nowhere/at/all",
+        "a",
+        "a/up",
+        "a/up/y",
+        "a/up/y/abs",
+        "a/up/y/abs/c/file",
+        "x/y/chain/file",
+        "x/y/chain/../c",
+        "x/dangling",
+        "x/loop1",
+        "x/y/abs/../up/y",
+        "home/ada/.config/gh/b",
+        "home/ada/.config/gh/nope",
+        "a/./b/../b/c",
+        "nowhere/at/all",
     ];
     for name in names {
         let path = root.join(name);
-        assert_eq!(looked.real(&path), std::fs::canonicalize(&path).ok(), "{name}");
+        assert_eq!(
+            looked.real(&path),
+            std::fs::canonicalize(&path).ok(),
+            "{name}"
+        );
         // Asked again, from memory: the same.
-        assert_eq!(looked.real(&path), std::fs::canonicalize(&path).ok(), "{name}");
+        assert_eq!(
+            looked.real(&path),
+            std::fs::canonicalize(&path).ok(),
+            "{name}"
+        );
     }
 }

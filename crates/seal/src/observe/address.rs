@@ -76,15 +76,25 @@ mod tests {
         let out = |b: Vec<u8>| parse(&b).map(reaches_out);
         assert_eq!(out(v4([93, 184, 216, 34], 443)), Some(true));
         assert_eq!(out(v4([192, 0, 2, 7], 80)), Some(true));
-        assert_eq!(out(v4([10, 0, 0, 2], 8080)), Some(true), "another machine here is the network");
+        assert_eq!(
+            out(v4([10, 0, 0, 2], 8080)),
+            Some(true),
+            "another machine here is the network"
+        );
         assert_eq!(out(v4([127, 0, 0, 1], 8080)), Some(false));
         assert_eq!(out(v4([127, 9, 9, 9], 80)), Some(false));
         assert_eq!(out(v4([0, 0, 0, 0], 80)), Some(false));
         assert_eq!(out(v4([8, 8, 8, 8], 53)), Some(false), "a lookup");
         assert_eq!(out(v4([224, 0, 0, 251], 5353)), Some(false));
         assert_eq!(out(v6(Ipv6Addr::LOCALHOST, 80)), Some(false));
-        assert_eq!(out(v6(Ipv4Addr::new(127, 0, 0, 1).to_ipv6_mapped(), 80)), Some(false));
-        assert_eq!(out(v6(Ipv4Addr::new(192, 0, 2, 1).to_ipv6_mapped(), 80)), Some(true));
+        assert_eq!(
+            out(v6(Ipv4Addr::new(127, 0, 0, 1).to_ipv6_mapped(), 80)),
+            Some(false)
+        );
+        assert_eq!(
+            out(v6(Ipv4Addr::new(192, 0, 2, 1).to_ipv6_mapped(), 80)),
+            Some(true)
+        );
         assert_eq!(out(v6("2001:db8::1".parse().unwrap(), 443)), Some(true));
         // Other families and short reads are nobody's address.
         let mut unix = vec![0u8; 110];

@@ -182,13 +182,21 @@ mod tests {
         let r = response(7, "files.example", Some("cdn.provider.example"), &[ip]);
         assert_eq!(answers(&r), [(ip, "files.example".to_owned())]);
         let v6: IpAddr = "2001:db8::7".parse().unwrap();
-        assert_eq!(answers(&response(1, "a.example", None, &[v6])), [(v6, "a.example".to_owned())]);
+        assert_eq!(
+            answers(&response(1, "a.example", None, &[v6])),
+            [(v6, "a.example".to_owned())]
+        );
         assert_eq!(question(&r).map(|q| q.1), Some("files.example".to_owned()));
     }
 
     #[test]
     fn bad_bytes_give_nothing_and_never_panic() {
-        let good = response(9, "files.example", Some("x.example"), &["192.0.2.1".parse().unwrap()]);
+        let good = response(
+            9,
+            "files.example",
+            Some("x.example"),
+            &["192.0.2.1".parse().unwrap()],
+        );
         for cut in 0..good.len() {
             let _ = answers(&good[..cut]);
         }

@@ -200,7 +200,8 @@ mod tests {
 
     /// Runs the program over one call, as the kernel would.
     fn run(prog: &Program, data: &[u8; 64]) -> u32 {
-        let word = |at: u32| u32::from_ne_bytes(data[at as usize..at as usize + 4].try_into().unwrap());
+        let word =
+            |at: u32| u32::from_ne_bytes(data[at as usize..at as usize + 4].try_into().unwrap());
         let mut acc = 0u32;
         let mut pc = 0usize;
         loop {
@@ -243,8 +244,14 @@ mod tests {
         assert_eq!(run(&prog, &call(libc::SYS_connect, arg4(0), a)), notify);
         assert_eq!(run(&prog, &call(libc::SYS_sendmmsg, arg4(0), a)), notify);
         for address in [0x7fff_0000_1000, 0x1000, 0x7f00_0000_0000] {
-            assert_eq!(run(&prog, &call(libc::SYS_sendto, arg4(address), a)), notify);
-            assert_eq!(run(&prog, &call(libc::SYS_recvfrom, arg4(address), a)), notify);
+            assert_eq!(
+                run(&prog, &call(libc::SYS_sendto, arg4(address), a)),
+                notify
+            );
+            assert_eq!(
+                run(&prog, &call(libc::SYS_recvfrom, arg4(address), a)),
+                notify
+            );
         }
         assert_eq!(run(&prog, &call(libc::SYS_sendto, arg4(0), a)), allow);
         assert_eq!(run(&prog, &call(libc::SYS_recvfrom, arg4(0), a)), allow);
@@ -256,7 +263,10 @@ mod tests {
         );
         // Another architecture's calls aren't this filter's to judge (the
         // unix-socket filter refuses them).
-        assert_eq!(run(&prog, &call(libc::SYS_connect, arg4(0), 0x4000_0003)), allow);
+        assert_eq!(
+            run(&prog, &call(libc::SYS_connect, arg4(0), 0x4000_0003)),
+            allow
+        );
     }
 
     #[test]
@@ -268,7 +278,12 @@ mod tests {
         let sendmsg = |fd: u64, m: u64| call(libc::SYS_sendmsg, [fd, m, 0, 0, 0, 0], a);
         assert_eq!(run(&prog, &sendmsg(9, msg)), libc::SECCOMP_RET_ALLOW);
         // (The descriptor is an int: the kernel reads only its low half.)
-        for (fd, m) in [(9, msg + 8), (8, msg), (9, msg & 0xFFFF_FFFF), (9, msg | 1 << 50)] {
+        for (fd, m) in [
+            (9, msg + 8),
+            (8, msg),
+            (9, msg & 0xFFFF_FFFF),
+            (9, msg | 1 << 50),
+        ] {
             assert_eq!(
                 run(&prog, &sendmsg(fd, m)),
                 libc::SECCOMP_RET_USER_NOTIF,

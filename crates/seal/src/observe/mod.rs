@@ -97,7 +97,8 @@ impl Channel {
             return None;
         }
         // SAFETY: both are new descriptors we own.
-        let (ours, theirs) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+        let (ours, theirs) =
+            unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
         Some(Channel { prog, ours, theirs })
     }
 
@@ -156,7 +157,8 @@ impl Channel {
             return Watch { running: None };
         }
         // SAFETY: both are new descriptors we own.
-        let (stop_r, stop_w) = unsafe { (OwnedFd::from_raw_fd(stop[0]), OwnedFd::from_raw_fd(stop[1])) };
+        let (stop_r, stop_w) =
+            unsafe { (OwnedFd::from_raw_fd(stop[0]), OwnedFd::from_raw_fd(stop[1])) };
         let (tx, rx) = std::sync::mpsc::channel();
         let thread = std::thread::Builder::new()
             .name("seal-observe".into())
@@ -284,7 +286,10 @@ fn recv_fd(sock: RawFd) -> Option<OwnedFd> {
     // within msg_controllen.
     unsafe {
         let cmsg = libc::CMSG_FIRSTHDR(&msg);
-        if cmsg.is_null() || (*cmsg).cmsg_level != libc::SOL_SOCKET || (*cmsg).cmsg_type != libc::SCM_RIGHTS {
+        if cmsg.is_null()
+            || (*cmsg).cmsg_level != libc::SOL_SOCKET
+            || (*cmsg).cmsg_type != libc::SCM_RIGHTS
+        {
             return None;
         }
         let fd = std::ptr::read_unaligned(libc::CMSG_DATA(cmsg).cast::<RawFd>());

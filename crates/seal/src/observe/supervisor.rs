@@ -110,7 +110,11 @@ struct Watcher {
 impl Watcher {
     /// A copy of descriptor `fd` of process `pid`.
     fn their_fd(&mut self, pid: libc::pid_t, fd: u64) -> Option<OwnedFd> {
-        let process = self.processes.entry(pid).or_insert_with(|| pidfd(pid)).as_ref()?;
+        let process = self
+            .processes
+            .entry(pid)
+            .or_insert_with(|| pidfd(pid))
+            .as_ref()?;
         // SAFETY: pidfd_getfd duplicates the target's descriptor `fd` into
         // this process, or fails with -1.
         let got = unsafe {
@@ -200,7 +204,10 @@ impl Watcher {
         // SAFETY: the kernel filled `from_len` bytes of `from`, and no more
         // than its size is read.
         let from_bytes = unsafe {
-            std::slice::from_raw_parts((&from as *const libc::sockaddr_storage).cast::<u8>(), from_len)
+            std::slice::from_raw_parts(
+                (&from as *const libc::sockaddr_storage).cast::<u8>(),
+                from_len,
+            )
         };
         if address::parse(from_bytes).map(|a| a.port()) != Some(address::DNS_PORT) {
             return;
@@ -271,14 +278,26 @@ pub fn serve(listener: OwnedFd, stop: OwnedFd) -> Findings {
             // SAFETY: seccomp_notif is plain data and RECV wants it zeroed.
             let mut req: libc::seccomp_notif = unsafe { std::mem::zeroed() };
             // SAFETY: RECV fills `req`, a valid seccomp_notif.
-            let got = unsafe { libc::ioctl(listener.as_raw_fd(), libc::SECCOMP_IOCTL_NOTIF_RECV as _, &mut req) };
+            let got = unsafe {
+                libc::ioctl(
+                    listener.as_raw_fd(),
+                    libc::SECCOMP_IOCTL_NOTIF_RECV as _,
+                    &mut req,
+                )
+            };
             if got == 0 {
                 w.findings.calls += 1;
                 let read = w.look(&req);
                 // What was read counts only if the caller is still the one
                 // that made the call (its pid wasn't reused meanwhile).
                 // SAFETY: ID_VALID reads the u64 id.
-                let valid = unsafe { libc::ioctl(listener.as_raw_fd(), libc::SECCOMP_IOCTL_NOTIF_ID_VALID as _, &req.id) } == 0;
+                let valid = unsafe {
+                    libc::ioctl(
+                        listener.as_raw_fd(),
+                        libc::SECCOMP_IOCTL_NOTIF_ID_VALID as _,
+                        &req.id,
+                    )
+                } == 0;
                 if valid && !read {
                     w.findings.unread += 1;
                 }
@@ -290,7 +309,13 @@ pub fn serve(listener: OwnedFd, stop: OwnedFd) -> Findings {
                 };
                 // SAFETY: SEND reads `resp`, a valid seccomp_notif_resp. A
                 // caller that died meanwhile makes it fail, which is fine.
-                unsafe { libc::ioctl(listener.as_raw_fd(), libc::SECCOMP_IOCTL_NOTIF_SEND as _, &resp) };
+                unsafe {
+                    libc::ioctl(
+                        listener.as_raw_fd(),
+                        libc::SECCOMP_IOCTL_NOTIF_SEND as _,
+                        &resp,
+                    )
+                };
             }
             continue;
         }

@@ -72,8 +72,13 @@ pub fn protected(home: &Path, conch: &Path, vars: &[(OsString, OsString)]) -> gu
             .find(|(n, _)| n == name)
             .and_then(|(_, v)| v.to_str().map(str::to_owned))
     };
-    let real = |p: &str| std::fs::canonicalize(p).ok().map(|r| r.to_string_lossy().into_owned());
-    guard::Protected::usual_with(home.to_str(), &conch.to_string_lossy(), &var).with_real_paths(&real)
+    let real = |p: &str| {
+        std::fs::canonicalize(p)
+            .ok()
+            .map(|r| r.to_string_lossy().into_owned())
+    };
+    guard::Protected::usual_with(home.to_str(), &conch.to_string_lossy(), &var)
+        .with_real_paths(&real)
 }
 
 impl World {
@@ -96,7 +101,10 @@ impl World {
             .iter()
             .map(|(n, v)| (n.to_string(), v.replace("$ROOT", &root.to_string_lossy())))
             .collect();
-        let extra_refs: Vec<(&str, &str)> = extra.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
+        let extra_refs: Vec<(&str, &str)> = extra
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.as_str()))
+            .collect();
         let vars = vars(&home, &extra_refs);
         let mut sealed = Sealed::new(&conch, protected(&home, &conch, &vars)).unwrap();
         sealed.person_home = Some(home.clone());

@@ -41,7 +41,10 @@ pub fn in_own_network(test: &str) {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(out.status.success(), "inside its own network:\n{said}");
-    assert!(said.contains("1 passed"), "the test didn't run inside:\n{said}");
+    assert!(
+        said.contains("1 passed"),
+        "the test didn't run inside:\n{said}"
+    );
 }
 
 /// Inside the namespace: loopback up, the documentation address on it, a
@@ -52,20 +55,38 @@ pub fn network_of_our_own(scratch: &Path) {
         vec!["link", "set", "lo", "up"],
         vec!["addr", "add", "192.0.2.10/32", "dev", "lo"],
     ] {
-        let st = Command::new("ip").args(&args).status().expect("ip (iproute2) runs");
+        let st = Command::new("ip")
+            .args(&args)
+            .status()
+            .expect("ip (iproute2) runs");
         assert!(st.success(), "ip {args:?}");
     }
     let resolv = scratch.join("resolv.conf");
-    std::fs::write(&resolv, "nameserver 127.0.0.1\noptions attempts:1 timeout:2\n").unwrap();
+    std::fs::write(
+        &resolv,
+        "nameserver 127.0.0.1\noptions attempts:1 timeout:2\n",
+    )
+    .unwrap();
     let src = std::ffi::CString::new(resolv.to_str().unwrap()).unwrap();
     let target = std::fs::canonicalize("/etc/resolv.conf").unwrap_or("/etc/resolv.conf".into());
     let dst = std::ffi::CString::new(target.to_str().unwrap()).unwrap();
     // SAFETY: both paths are valid C strings; a bind mount in this test's
     // own mount namespace.
     let mounted = unsafe {
-        libc::mount(src.as_ptr(), dst.as_ptr(), std::ptr::null(), libc::MS_BIND, std::ptr::null())
+        libc::mount(
+            src.as_ptr(),
+            dst.as_ptr(),
+            std::ptr::null(),
+            libc::MS_BIND,
+            std::ptr::null(),
+        )
     };
-    assert_eq!(mounted, 0, "bind resolv.conf: {}", std::io::Error::last_os_error());
+    assert_eq!(
+        mounted,
+        0,
+        "bind resolv.conf: {}",
+        std::io::Error::last_os_error()
+    );
 
     let dns = UdpSocket::bind("127.0.0.1:53").unwrap();
     std::thread::spawn(move || {
