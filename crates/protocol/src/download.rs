@@ -43,9 +43,7 @@ pub fn only_exempt_fetches(command: &str) -> bool {
         any = true;
         // The rest of this simple command, up to the next separator.
         let tail = &start[len..];
-        let end = tail
-            .find(|c: char| matches!(c, ';' | '\n' | '&' | '|'))
-            .unwrap_or(tail.len());
+        let end = tail.find([';', '\n', '&', '|']).unwrap_or(tail.len());
         if tail[..end].contains("://") {
             return false;
         }

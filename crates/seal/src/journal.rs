@@ -91,7 +91,7 @@ mod tests {
         let mine = name(&seal);
         let running = dir.path().join(".zshenv");
         std::fs::create_dir_all(&running).unwrap();
-        write(&mine, &[running.clone()]).unwrap();
+        write(&mine, std::slice::from_ref(&running)).unwrap();
         sweep(&seal);
         assert!(!empty.exists(), "the empty placeholder was left");
         assert_eq!(
@@ -103,7 +103,7 @@ mod tests {
             running.exists() && mine.exists(),
             "a running process's note was swept"
         );
-        remove(&mine, &[running.clone()]);
+        remove(&mine, std::slice::from_ref(&running));
         assert!(!running.exists() && !mine.exists());
     }
 }

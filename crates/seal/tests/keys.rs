@@ -52,7 +52,7 @@ fn plant(w: &World) -> (Vec<String>, Vec<String>) {
         match &place.prefix {
             Some(prefix) => {
                 std::fs::create_dir_all(&path).unwrap();
-                for (n, name) in [format!("{prefix}"), format!("{prefix}.toml")]
+                for (n, name) in [prefix.to_string(), format!("{prefix}.toml")]
                     .iter()
                     .enumerate()
                 {

@@ -179,7 +179,7 @@ fn a_prefix_folder_inside_a_writable_place_takes_no_new_names() {
     std::fs::write(cargo.join("config.toml"), "c").unwrap();
     symlink("/etc", cargo.join("elsewhere")).unwrap();
     let m = plan_of(
-        &[home.clone()],
+        std::slice::from_ref(&home),
         &[cargo.join("registry")],
         &[cargo.join("bin"), cargo.join("config.toml")],
         &[prefixed(cargo.clone(), "credentials")],
@@ -212,7 +212,7 @@ fn what_runs_later_is_read_only_inside_a_writable_place() {
         home.join(".local/bin"),
     ];
     let m = plan_of(
-        &[home.clone()],
+        std::slice::from_ref(&home),
         &[home.join(".local/share/pnpm/store")],
         &later,
         &[],
