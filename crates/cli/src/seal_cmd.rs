@@ -190,25 +190,21 @@ pub fn run(home: &Home, command: SealCommand) -> Result<(), Failure> {
             let cmd = sealed.command(&work, &shell_command)?;
             let (mut process, pending) = cmd.std_command()?;
             let child = process.stdin(Stdio::inherit()).spawn();
-            let child = match child {
+            let mut child = match child {
                 Ok(c) => c,
                 Err(e) => {
                     cmd.cleanup();
                     return Err(Failure(format!("bubblewrap couldn't start: {e}.")));
                 }
             };
-            let started = pending.started();
-            let status = wait(child);
-            let network = started.finish();
+            // This thread only waits, so it watches too.
+            let ended = pending.watch_until_exit(&mut child);
             cmd.cleanup();
+            let (status, network) = ended?;
             if !network.hosts.is_empty() {
                 eprintln!("conch: the command reached {}.", network.hosts.join(", "));
             }
-            std::process::exit(status.and_then(|s| s.code()).unwrap_or(1));
+            std::process::exit(status.code().unwrap_or(1));
         }
     }
-}
-
-fn wait(mut child: std::process::Child) -> Option<std::process::ExitStatus> {
-    child.wait().ok()
 }

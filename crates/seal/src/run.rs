@@ -173,6 +173,29 @@ impl Pending {
     }
 }
 
+impl Pending {
+    /// Call right after a successful spawn when this thread only waits for
+    /// the command (`conch seal run`): watches its network on this thread
+    /// until it ends, then reaps it.
+    pub fn watch_until_exit(
+        self,
+        child: &mut std::process::Child,
+    ) -> std::io::Result<(std::process::ExitStatus, Network)> {
+        drop(self.filter);
+        let network = match (self.channel, crate::observe::pidfd(child.id())) {
+            (Some(channel), Some(ended)) => channel.watch_here(ended),
+            (Some(channel), None) => {
+                // No pidfd (a kernel before 5.3): watch from a thread.
+                let watch = channel.started();
+                let status = child.wait()?;
+                return Ok((status, watch.finish()));
+            }
+            (None, _) => Network::default(),
+        };
+        Ok((child.wait()?, network))
+    }
+}
+
 /// A sealed command that is running.
 pub struct Started {
     watch: Watch,

@@ -174,6 +174,28 @@ impl Channel {
     }
 }
 
+impl Channel {
+    /// After the spawn, for a caller that has nothing else to do: watches
+    /// on this thread until `until` is readable (a pidfd of the process,
+    /// readable when it ends), with no thread to start or hand back.
+    pub fn watch_here(self, until: OwnedFd) -> Network {
+        drop(self.theirs);
+        match recv_fd(self.ours.as_raw_fd()) {
+            Some(listener) => Network::from(supervisor::serve(listener, until)),
+            None => Network::default(),
+        }
+    }
+}
+
+/// A descriptor that becomes readable when process `pid` (a child of this
+/// one) ends.
+pub fn pidfd(pid: u32) -> Option<OwnedFd> {
+    // SAFETY: pidfd_open takes a pid and flags, returns a descriptor or -1.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0) } as RawFd;
+    // SAFETY: a non-negative result is a descriptor we now own.
+    (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
 /// How long [`Watch::finish`] waits for the supervisor once the box has
 /// ended. A caller killed between the kernel saying a call is waiting and
 /// the supervisor taking it leaves the supervisor waiting for a call that
