@@ -156,7 +156,7 @@ pub fn run(home: &Home, command: SealCommand) -> Result<(), Failure> {
                     }
                 }
                 let hidden = does["hidden"].as_array().map_or(0, Vec::len);
-                println!("In {}, a sealed command can't see {hidden} places where keys live (conch seal check --json lists them).", work.display());
+                println!("In {}, a sealed command can't see {hidden} places: Conch's own folder and where keys live (conch seal check --json lists them).", work.display());
             }
             Ok(())
         }

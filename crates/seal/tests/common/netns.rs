@@ -55,7 +55,12 @@ pub fn network_of_our_own(scratch: &Path) {
         vec!["link", "set", "lo", "up"],
         vec!["addr", "add", "192.0.2.10/32", "dev", "lo"],
     ] {
-        let st = Command::new("ip")
+        // `ip` is in /usr/sbin, which a person's PATH may not have.
+        let ip = ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"]
+            .into_iter()
+            .find(|p| Path::new(p).exists())
+            .unwrap_or("ip");
+        let st = Command::new(ip)
             .args(&args)
             .status()
             .expect("ip (iproute2) runs");
