@@ -158,21 +158,27 @@ fn pick_seal(home: &Home, settings: &Settings) -> (Option<Arc<seal::Sealed>>, St
     // The box is made whenever this computer can, so turning Seal commands
     // back on in Settings counts at once.
     let off = !settings.safety.sealed_commands;
-    match seal::sandbox_support() {
-        seal::Support::Ready if off => match seal::Sealed::new(home.root()) {
+    let probed = seal::remembered(home.root());
+    let make = || {
+        seal::Sealed::new(home.root(), tools::protected::here(home.root())).map(|mut s| {
+            s.env_names = settings.seal_env.clone();
+            s.observe = probed.observes;
+            Arc::new(s)
+        })
+    };
+    match &probed.support {
+        seal::Support::Ready if off => (
+            make().ok(),
+            "Seal commands is off (Settings → Safety): every command runs with your full access and asks first.".to_owned(),
+        ),
+        seal::Support::Ready => match make() {
             Ok(s) => (
-                Some(Arc::new(s)),
-                "Seal commands is off (Settings → Safety): every command runs with your full access and asks first.".to_owned(),
-            ),
-            Err(_) => (
-                None,
-                "Seal commands is off (Settings → Safety): every command runs with your full access and asks first.".to_owned(),
-            ),
-        },
-        seal::Support::Ready => match seal::Sealed::new(home.root()) {
-            Ok(s) => (
-                Some(Arc::new(s)),
-                "Commands run sealed (bubblewrap).".to_owned(),
+                Some(s),
+                if probed.observes {
+                    "Commands run sealed (bubblewrap), and the network each one reaches is on the record.".to_owned()
+                } else {
+                    "Commands run sealed (bubblewrap). This kernel can't show the box what a command reaches on the network, so downloads are judged by the command's words.".to_owned()
+                },
             ),
             Err(e) => (
                 None,
@@ -180,12 +186,12 @@ fn pick_seal(home: &Home, settings: &Settings) -> (Option<Arc<seal::Sealed>>, St
             ),
         },
         support => {
-            let mut line = match &support {
+            let mut line = match support {
                 seal::Support::Unavailable { problem } => problem.sentence(),
                 seal::Support::Ready => String::new(),
             };
             line.push_str(" Every command will run with your full access and ask first.");
-            if let Some(fix) = seal::fix_line(&support) {
+            if let Some(fix) = seal::fix_line(support) {
                 line.push_str(&format!(
                     " To seal them, type this line in a terminal:\n\n  {fix}\n"
                 ));

@@ -55,6 +55,11 @@ pub struct Settings {
     /// Steps one turn may take before it is ended (default 200).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_steps: Option<usize>,
+    /// Variables sealed commands get besides the ordinary ones: exact
+    /// names, or `PREFIX_*`. One whose name or value looks like a secret
+    /// stays out all the same (docs/seal.md).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seal_env: Vec<String>,
     #[serde(flatten)]
     pub other: Map<String, Value>,
 }

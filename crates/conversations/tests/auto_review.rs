@@ -32,7 +32,10 @@ fn world(sealed: bool, deadline: Duration) -> World {
     std::fs::create_dir_all(&work).unwrap();
     std::fs::create_dir_all(&outside).unwrap();
     let engine = Arc::new(ScriptedEngine::new(Vec::new()));
-    let seal = sealed.then(|| Arc::new(seal::Sealed::new(&root.join("conch")).unwrap()));
+    let seal = sealed.then(|| {
+        let conch = root.join("conch");
+        Arc::new(seal::Sealed::new(&conch, tools::protected::here(&conch)).unwrap())
+    });
     let chats = Chats::new(
         Home::open(&root.join("home")).unwrap(),
         engine.clone(),

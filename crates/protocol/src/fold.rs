@@ -84,6 +84,10 @@ pub struct Mark {
     /// For a download: the command of that call, started last before the
     /// mark (ids can repeat).
     pub command: Option<String>,
+    /// For a download: whether the box watched that call's network (its
+    /// `tool.finished` says `network_observed`). What the box saw holds
+    /// whatever the words were.
+    pub observed: bool,
     /// Whether it holds under this version's rules, judged when the mark is
     /// folded (see [`Mark::judge`]).
     held: bool,
@@ -101,6 +105,7 @@ impl Mark {
     /// with every question.
     fn judge(&mut self) {
         self.held = match (&self.source, &self.command) {
+            (MarkSource::Download, Some(_)) if self.observed => true,
             (MarkSource::Download, Some(command)) => crate::download::is_download(command),
             _ => true,
         };
@@ -160,9 +165,10 @@ pub struct ChatView {
     /// from outside.
     outputs: std::collections::VecDeque<(u64, Box<str>)>,
     /// The most recent commands: (seq, call id, the command if it could be a
-    /// download). A mark names a call that has just finished, so a short
-    /// memory is enough; a mark whose call has been forgotten holds.
-    commands: std::collections::VecDeque<(u64, u64, Option<Box<str>>)>,
+    /// download, whether the box watched its network). A mark names a call
+    /// that has just finished, so a short memory is enough; a mark whose call
+    /// has been forgotten holds.
+    commands: std::collections::VecDeque<(u64, u64, Option<Box<str>>, bool)>,
     /// Marks from older logs that name no call, waiting for the next finish.
     unbound: Vec<usize>,
     last_message: u64,
@@ -241,7 +247,7 @@ impl ChatView {
                     // kept; for the rest, "not a download" is the verdict.
                     let kept = could_be_download(command).then(|| command.into());
                     self.commands
-                        .push_back((event.seq, digest(&called.call), kept));
+                        .push_back((event.seq, digest(&called.call), kept, false));
                 }
             }
             Body::ToolFinished(finished) => {
@@ -250,9 +256,23 @@ impl ChatView {
                 }
                 self.outputs
                     .push_back((digest(&finished.call), finished.output.as_str().into()));
+                let observed = finished
+                    .detail
+                    .as_ref()
+                    .and_then(|d| d.get("network_observed"))
+                    .and_then(serde_json::Value::as_bool)
+                    == Some(true);
+                if observed {
+                    let call = digest(&finished.call);
+                    if let Some(c) = self.commands.iter_mut().rev().find(|c| c.1 == call) {
+                        c.3 = true;
+                    }
+                }
                 for at in std::mem::take(&mut self.unbound) {
                     let seq = self.marks[at].seq;
-                    self.marks[at].command = self.command_before(&finished.call, seq);
+                    let before = self.command_before(&finished.call, seq);
+                    self.marks[at].observed = before.as_ref().is_some_and(|b| b.1);
+                    self.marks[at].command = before.map(|b| b.0);
                     self.marks[at].call = Some(finished.call.clone());
                     self.marks[at].judge();
                 }
@@ -268,8 +288,7 @@ impl ChatView {
                         let output = output.clone();
                         self.seen.read(&output);
                     }
-                }
-                let command = taint
+                }                let before = taint
                     .call
                     .as_deref()
                     .and_then(|c| self.command_before(c, event.seq));
@@ -278,7 +297,8 @@ impl ChatView {
                     source: taint.source,
                     what: taint.what.clone(),
                     call: taint.call.clone(),
-                    command,
+                    observed: before.as_ref().is_some_and(|b| b.1),
+                    command: before.map(|b| b.0),
                     held: true,
                 };
                 mark.judge();
@@ -375,13 +395,15 @@ impl ChatView {
         self.seen.owner_said(url)
     }
 
-    fn command_before(&self, call: &str, seq: u64) -> Option<String> {
+    /// The command of `call` started last before `seq`, and whether the
+    /// box watched its network.
+    fn command_before(&self, call: &str, seq: u64) -> Option<(String, bool)> {
         let call = digest(call);
         self.commands
             .iter()
             .rev()
-            .find(|(at, id, _)| *at < seq && *id == call)
-            .map(|(_, _, c)| c.as_deref().unwrap_or("").to_owned())
+            .find(|(at, id, _, _)| *at < seq && *id == call)
+            .map(|(_, _, c, observed)| (c.as_deref().unwrap_or("").to_owned(), *observed))
     }
 }
 
@@ -724,6 +746,40 @@ mod tests {
             called(5, "c", "wget y"),
         ]);
         assert_eq!(view.marks[0].command.as_deref(), Some("git fetch"));
+        assert!(!view.is_marked());
+    }
+
+    #[test]
+    fn a_download_the_box_saw_holds_whatever_the_words() {
+        let observed = |seq: u64, call: &str| {
+            ev(
+                seq,
+                Body::ToolFinished(crate::ToolFinished {
+                    turn: 1,
+                    call: call.into(),
+                    ok: true,
+                    output: String::new(),
+                    detail: Some(serde_json::json!({
+                        "network_observed": true,
+                        "reached_hosts": ["files.example"]
+                    })),
+                }),
+            )
+        };
+        let command = "python3 -c 'import urllib.request as u; u.urlopen(\"ht\"+\"tp:/\"+\"/files.example/a\")'";
+        let view = ChatView::fold(&[
+            called(1, "c1", command),
+            observed(2, "c1"),
+            taint(3, MarkSource::Download, Some("c1")),
+        ]);
+        assert!(view.marks[0].observed);
+        assert!(view.is_marked());
+        // The same words, unwatched, are judged by the word rule.
+        let view = ChatView::fold(&[
+            called(1, "c1", "python3 build.py"),
+            finished(2, "c1"),
+            taint(3, MarkSource::Download, Some("c1")),
+        ]);
         assert!(!view.is_marked());
     }
 

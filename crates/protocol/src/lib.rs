@@ -31,7 +31,8 @@ pub use body::{
     ToolCalled, ToolFinished, TurnEnded, TurnStarted,
 };
 pub use download::{
-    download_host, git_subcommand, is_download, is_remote, was_download_before_2026_10_04,
+    download_host, git_subcommand, is_download, is_remote, only_exempt_fetches,
+    was_download_before_2026_10_04,
 };
 pub use event::Event;
 pub use fold::{skill_holds, Hold};

@@ -1,9 +1,10 @@
 //! One sealed command's profile, and its bubblewrap argument vector.
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
-use crate::masks::{self, Mask, Masks};
+use crate::masks::{self, Hidden, Masks, Mount};
+use crate::places;
 
 #[derive(Debug)]
 pub enum SealError {
@@ -32,20 +33,30 @@ impl std::fmt::Display for SealError {
 
 impl std::error::Error for SealError {}
 
+/// What Conch's own folder is called in the list of hidden places.
+pub const CONCH_FOLDER: &str =
+    "Conch's own folder: its vault, keys, logs, settings and browser profile";
+
 /// What a sealed command may write and must not see.
 #[derive(Debug, Clone)]
 pub struct Profile {
     pub work: PathBuf,
-    /// The person's home folder (for caches and key places).
+    /// The person's home folder (for caches, start-up files, and `HOME`).
     pub person_home: Option<PathBuf>,
     /// Conch's own folder: hidden entirely.
     pub conch_home: PathBuf,
-    /// An empty folder that masks are bound from.
+    /// Where keys live and Conch's folder, as the file tools refuse them.
+    pub protected: guard::Protected,
+    /// An empty folder and an empty file that masks are bound from.
     pub empty: PathBuf,
+    pub empty_file: PathBuf,
     /// Temp folders (/tmp, $TMPDIR).
     pub temp: Vec<PathBuf>,
     pub extra_writable: Vec<PathBuf>,
     pub extra_hidden: Vec<PathBuf>,
+    /// The environment the places are read from (the box's own is made
+    /// from it by [`crate::env`]).
+    pub vars: Vec<(OsString, OsString)>,
     /// Running as root: the box also gets its own user namespace with every
     /// capability dropped, or a root parent would leave the command able to
     /// unmount the masks.
@@ -53,33 +64,63 @@ pub struct Profile {
 }
 
 impl Profile {
+    fn var(&self, name: &str) -> Option<String> {
+        self.vars
+            .iter()
+            .find(|(n, _)| n == OsStr::new(name))
+            .and_then(|(_, v)| v.to_str())
+            .filter(|v| !v.is_empty())
+            .map(str::to_owned)
+    }
+
+    /// The work folder, temp and extras.
     pub fn writable(&self) -> Vec<PathBuf> {
         let mut out = vec![self.work.clone()];
         out.extend(self.temp.iter().cloned());
-        if let Some(home) = &self.person_home {
-            out.extend(masks::CACHES_IN_HOME.iter().map(|c| home.join(c)));
-        }
-        for var in ["CARGO_HOME", "GOMODCACHE", "GRADLE_USER_HOME"] {
-            if let Some(v) = std::env::var_os(var).filter(|v| !v.is_empty()) {
-                let base = PathBuf::from(v);
-                if var == "CARGO_HOME" {
-                    out.push(base.join("registry"));
-                    out.push(base.join("git"));
-                } else {
-                    out.push(base);
-                }
-            }
-        }
         out.extend(self.extra_writable.iter().cloned());
         out
     }
 
-    pub fn hidden(&self) -> Vec<PathBuf> {
-        let mut out = vec![self.conch_home.clone()];
-        if let Some(home) = &self.person_home {
-            out.extend(masks::HIDDEN_IN_HOME.iter().map(|h| home.join(h)));
+    pub fn caches(&self) -> Vec<PathBuf> {
+        places::caches(self.person_home.as_deref(), &|n| self.var(n))
+    }
+
+    pub fn read_only(&self) -> Vec<PathBuf> {
+        places::runs_later(self.person_home.as_deref(), &|n| self.var(n))
+    }
+
+    /// Conch's folder and every place where keys live.
+    pub fn hidden(&self) -> Vec<Hidden> {
+        let mut out = vec![Hidden {
+            path: self.conch_home.clone(),
+            prefix: None,
+            what: CONCH_FOLDER.to_owned(),
+        }];
+        for c in &self.protected.conch_home {
+            out.push(Hidden {
+                path: PathBuf::from(c),
+                prefix: None,
+                what: CONCH_FOLDER.to_owned(),
+            });
         }
-        out.extend(self.extra_hidden.iter().cloned());
+        for place in &self.protected.keys {
+            out.push(Hidden {
+                path: PathBuf::from(if place.path.is_empty() {
+                    "/"
+                } else {
+                    &place.path
+                }),
+                prefix: place.prefix.clone(),
+                what: place.what.to_owned(),
+            });
+        }
+        for p in &self.extra_hidden {
+            out.push(Hidden {
+                path: p.clone(),
+                prefix: None,
+                what: "hidden by this computer's settings".to_owned(),
+            });
+        }
         out
     }
 
@@ -87,20 +128,20 @@ impl Profile {
         if !self.work.is_dir() {
             return Err(SealError::NoWorkFolder(self.work.clone()));
         }
-        masks::plan(&self.writable(), &self.hidden())
+        masks::plan(masks::Request {
+            writable: &self.writable(),
+            caches: &self.caches(),
+            read_only: &self.read_only(),
+            hidden: &self.hidden(),
+        })
     }
 
     /// The argument vector after `bwrap`: the box, then `/bin/bash -c
     /// command`. `seccomp_fd` is the descriptor bubblewrap reads the filter
-    /// from; `unset` the environment variables to remove.
-    pub fn argv(
-        &self,
-        masks: &Masks,
-        command: &str,
-        seccomp_fd: Option<i32>,
-        unset: &[String],
-    ) -> Vec<OsString> {
-        let mut a: Vec<OsString> = Vec::with_capacity(64);
+    /// from.
+    pub fn argv(&self, masks: &Masks, command: &str, seccomp_fd: Option<i32>) -> Vec<OsString> {
+        let mut a: Vec<OsString> =
+            Vec::with_capacity(32 + 3 * (masks.binds.len() + masks.masks.len()));
         let mut push = |s: &str| a.push(OsString::from(s));
         // TIOCSTI into the owner's terminal needs the same session.
         push("--new-session");
@@ -121,23 +162,23 @@ impl Profile {
             a.push(from.as_os_str().to_owned());
             a.push(to.as_os_str().to_owned());
         };
-        for w in &masks.writable {
-            pair("--bind", w, w);
-        }
-        // The masks go last, so nothing bound later uncovers them.
-        for m in &masks.hidden {
+        // Parents first, then the masks last, so nothing bound later
+        // uncovers them.
+        for m in masks
+            .binds
+            .iter()
+            .chain(masks.masks.iter().map(|m| &m.mount))
+        {
             match m {
-                Mask::Folder(p) => pair("--ro-bind", &self.empty, p),
-                Mask::File(p) => pair("--ro-bind", Path::new("/dev/null"), p),
+                Mount::Writable(p) => pair("--bind", p, p),
+                Mount::ReadOnly(p) => pair("--ro-bind", p, p),
+                Mount::EmptyFolder(p) => pair("--ro-bind", &self.empty, p),
+                Mount::EmptyFile(p) => pair("--ro-bind", &self.empty_file, p),
             }
         }
         if let Some(fd) = seccomp_fd {
             a.push("--seccomp".into());
             a.push(fd.to_string().into());
-        }
-        for name in unset {
-            a.push("--unsetenv".into());
-            a.push(name.into());
         }
         a.push("--chdir".into());
         a.push(self.work.as_os_str().to_owned());

@@ -1,11 +1,13 @@
 //! Whether this computer can seal commands: a real probe run, not just a
 //! look for the programs, and what to do when it can't.
 
+use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
 use serde::Serialize;
 
+use crate::observe::{Channel, Watch};
 use crate::BWRAP;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -87,8 +89,15 @@ pub fn classify_probe_error(said: &str, apparmor: bool) -> SupportProblem {
     SupportProblem::Other { said }
 }
 
-/// Looks for the programs, then runs bubblewrap for real.
-pub fn sandbox_support() -> Support {
+/// What a probe found: whether commands can be sealed, and whether the box
+/// can watch their network calls too.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Probed {
+    pub support: Support,
+    pub observes: bool,
+}
+
+fn missing_programs() -> Vec<String> {
     let mut missing = Vec::new();
     if !Path::new(BWRAP).is_file() {
         missing.push("bubblewrap".to_owned());
@@ -99,11 +108,12 @@ pub fn sandbox_support() -> Support {
     if !on_path("rg") {
         missing.push("ripgrep".to_owned());
     }
-    if !missing.is_empty() {
-        return Support::Unavailable {
-            problem: SupportProblem::Missing { programs: missing },
-        };
-    }
+    missing
+}
+
+/// One bubblewrap run making a box, with the observing filter installed
+/// when `observe`. Ok with whether the filter's listener came back.
+fn try_box(observe: bool) -> Result<bool, Support> {
     let mut probe = Command::new(BWRAP);
     probe.args([
         "--ro-bind",
@@ -117,29 +127,171 @@ pub fn sandbox_support() -> Support {
         "--new-session",
         "--die-with-parent",
     ]);
+    // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } == 0 {
         probe.args(["--unshare-user", "--cap-drop", "ALL"]);
     }
     probe.args(["--", "/bin/sh", "-c", "true"]);
-    match probe
+    probe
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .output()
-    {
-        Ok(out) if out.status.success() => Support::Ready,
-        Ok(out) => Support::Unavailable {
+        .stderr(Stdio::piped());
+    let channel = if observe { Channel::new() } else { None };
+    if let Some(c) = &channel {
+        // SAFETY: the child side makes only async-signal-safe system calls.
+        unsafe {
+            probe.pre_exec(c.child_side());
+        }
+    }
+    let child = probe.spawn().map_err(|e| Support::Unavailable {
+        problem: SupportProblem::Other {
+            said: e.to_string(),
+        },
+    })?;
+    let watch = channel.map(Channel::started);
+    let watching = watch.as_ref().is_some_and(Watch::is_watching);
+    let out = child.wait_with_output();
+    if let Some(w) = watch {
+        w.finish();
+    }
+    match out {
+        Ok(out) if out.status.success() => Ok(watching),
+        Ok(out) => Err(Support::Unavailable {
             problem: classify_probe_error(
                 &String::from_utf8_lossy(&out.stderr),
                 apparmor_restricts(),
             ),
-        },
-        Err(e) => Support::Unavailable {
+        }),
+        Err(e) => Err(Support::Unavailable {
             problem: SupportProblem::Other {
                 said: e.to_string(),
             },
+        }),
+    }
+}
+
+/// Looks for the programs, then runs bubblewrap for real, watched and, if
+/// that fails, unwatched.
+pub fn probe() -> Probed {
+    let missing = missing_programs();
+    if !missing.is_empty() {
+        return Probed {
+            support: Support::Unavailable {
+                problem: SupportProblem::Missing { programs: missing },
+            },
+            observes: false,
+        };
+    }
+    match try_box(true) {
+        Ok(observes) => Probed {
+            support: Support::Ready,
+            observes,
+        },
+        Err(first) => match try_box(false) {
+            Ok(_) => Probed {
+                support: Support::Ready,
+                observes: false,
+            },
+            Err(_) => Probed {
+                support: first,
+                observes: false,
+            },
         },
     }
+}
+
+/// Looks for the programs, then runs bubblewrap for real.
+pub fn sandbox_support() -> Support {
+    probe().support
+}
+
+/// What the probe's answer depends on: bubblewrap's file, the kernel, the
+/// switches that allow user namespaces, the AppArmor profile the one typed
+/// line writes, and the programs sealing needs.
+fn fingerprint() -> String {
+    use std::os::unix::fs::MetadataExt;
+    let file = |p: &str| {
+        std::fs::metadata(p)
+            .map(|m| {
+                format!(
+                    "{}:{}:{}:{}.{}",
+                    m.dev(),
+                    m.ino(),
+                    m.len(),
+                    m.mtime(),
+                    m.mtime_nsec()
+                )
+            })
+            .unwrap_or_else(|_| "-".to_owned())
+    };
+    let read = |p: &str| {
+        std::fs::read_to_string(p)
+            .map(|s| s.trim().to_owned())
+            .unwrap_or_else(|_| "-".to_owned())
+    };
+    // SAFETY: utsname is plain data; uname fills it.
+    let mut uts: libc::utsname = unsafe { std::mem::zeroed() };
+    // SAFETY: `uts` is a valid utsname.
+    let kernel = if unsafe { libc::uname(&mut uts) } == 0 {
+        let text = |f: &[libc::c_char]| {
+            f.iter()
+                .take_while(|c| **c != 0)
+                .map(|c| *c as u8 as char)
+                .collect::<String>()
+        };
+        format!("{} {}", text(&uts.release), text(&uts.version))
+    } else {
+        "-".to_owned()
+    };
+    format!(
+        "bwrap {} | kernel {kernel} | userns {} {} {} | apparmor {} | programs {}",
+        file(BWRAP),
+        read("/proc/sys/kernel/apparmor_restrict_unprivileged_userns"),
+        read("/proc/sys/kernel/unprivileged_userns_clone"),
+        read("/proc/sys/user/max_user_namespaces"),
+        file("/etc/apparmor.d/bwrap"),
+        missing_programs().join(","),
+    )
+}
+
+#[derive(Serialize, serde::Deserialize)]
+struct Remembered {
+    fingerprint: String,
+    observes: bool,
+}
+
+/// This computer's support, probed once and remembered in Conch's folder
+/// until bubblewrap, the kernel or what allows namespaces changes. Only a
+/// box that worked is remembered: a problem is probed again each time, so
+/// fixing it counts at once.
+pub fn remembered(conch_home: &Path) -> Probed {
+    let note = crate::seal_folder(conch_home).join("support.json");
+    let now = fingerprint();
+    if let Ok(text) = std::fs::read_to_string(&note) {
+        if let Ok(r) = serde_json::from_str::<Remembered>(&text) {
+            if r.fingerprint == now {
+                return Probed {
+                    support: Support::Ready,
+                    observes: r.observes,
+                };
+            }
+        }
+    }
+    let probed = probe();
+    if probed.support == Support::Ready {
+        let r = Remembered {
+            fingerprint: now,
+            observes: probed.observes,
+        };
+        if let (Some(parent), Ok(text)) = (note.parent(), serde_json::to_string(&r)) {
+            let _ = std::fs::create_dir_all(parent);
+            let tmp = note.with_extension("json.tmp");
+            if std::fs::write(&tmp, text).is_ok() {
+                let _ = std::fs::rename(&tmp, &note);
+            }
+        }
+    }
+    probed
 }
 
 #[cfg(test)]

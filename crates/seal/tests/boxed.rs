@@ -7,86 +7,14 @@
 
 use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
-use std::process::{Output, Stdio};
+use std::path::PathBuf;
+use std::process::Stdio;
 
-use seal::Sealed;
-
-struct World {
-    _dir: tempfile::TempDir,
-    home: PathBuf,
-    work: PathBuf,
-    sealed: Sealed,
-}
-
-/// A place for the test's "home" outside every folder the box makes
-/// writable (temp is; a person's home isn't), wherever the repository is.
-fn base() -> PathBuf {
-    let temps: Vec<PathBuf> = [
-        "/tmp".into(),
-        std::env::var_os("TMPDIR")
-            .map(PathBuf::from)
-            .unwrap_or_default(),
-    ]
-    .into_iter()
-    .filter(|p: &PathBuf| !p.as_os_str().is_empty())
-    .filter_map(|p| p.canonicalize().ok())
-    .collect();
-    let candidates = [
-        PathBuf::from(env!("CARGO_TARGET_TMPDIR")),
-        PathBuf::from("/var/tmp"),
-        std::env::var_os("HOME")
-            .map(PathBuf::from)
-            .unwrap_or_default(),
-    ];
-    candidates
-        .into_iter()
-        .filter_map(|c| c.canonicalize().ok())
-        .find(|c| !temps.iter().any(|t| c.starts_with(t)) && tempfile::tempdir_in(c).is_ok())
-        .expect("a folder outside temp for the test's home")
-}
+mod common;
+use common::{text, World};
 
 fn world() -> World {
-    let dir = tempfile::tempdir_in(base()).unwrap();
-    let root = dir.path().canonicalize().unwrap();
-    let home = root.join("home");
-    let work = home.join("project");
-    std::fs::create_dir_all(home.join(".ssh")).unwrap();
-    std::fs::write(home.join(".ssh/id_ed25519"), "SECRET-KEY-MATERIAL\n").unwrap();
-    std::fs::create_dir_all(&work).unwrap();
-    let mut sealed = Sealed::new(&root.join("conch")).unwrap();
-    sealed.person_home = Some(home.clone());
-    World {
-        _dir: dir,
-        home,
-        work,
-        sealed,
-    }
-}
-
-impl World {
-    fn run(&self, command: &str) -> Output {
-        self.run_in(&self.work, command)
-    }
-
-    fn run_in(&self, work: &Path, command: &str) -> Output {
-        let sealed = self.sealed.command(work, command).unwrap();
-        let (mut cmd, pipe) = sealed.std_command().unwrap();
-        let child = cmd
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        pipe.close();
-        let out = child.wait_with_output().unwrap();
-        sealed.cleanup();
-        out
-    }
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
+    World::new()
 }
 
 const PROBE: &str = "CONCH_SEAL_PROBE";
@@ -285,7 +213,7 @@ fn tiocsti_into_the_terminal_fails() {
             ),
         )
         .unwrap();
-    let (mut cmd, pipe) = sealed.std_command().unwrap();
+    let (mut cmd, pending) = sealed.std_command().unwrap();
     unsafe {
         cmd.pre_exec(move || {
             libc::setsid();
@@ -294,12 +222,14 @@ fn tiocsti_into_the_terminal_fails() {
             Ok(())
         });
     }
-    let out = cmd
+    let child = cmd
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .output()
+        .spawn()
         .unwrap();
-    pipe.close();
+    let started = pending.started();
+    let out = child.wait_with_output().unwrap();
+    started.finish();
     let said = text(&out.stdout);
     assert!(
         said.contains("PROBE tiocsti result=failed"),
@@ -358,44 +288,24 @@ fn conch_folder_is_hidden() {
 
 #[test]
 fn credentials_leave_the_environment() {
-    let w = world();
-    // The environment is this process's own, so run a child that has them.
-    let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
-            "credentials_child",
-            "--exact",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env("CONCH_SEAL_ENV_CHILD", w.work.as_os_str())
-        .env("CONCH_SEAL_ENV_HOME", w.sealed.conch_home.as_os_str())
-        .env("SSH_AUTH_SOCK", "/tmp/agent.sock")
-        .env("DBUS_SESSION_BUS_ADDRESS", "unix:path=/run/user/0/bus")
-        .env("GITHUB_TOKEN", "ghp_secret")
-        .env("KEEP_ME", "yes")
-        .output()
-        .unwrap();
+    let mut w = world();
+    w.set_vars(&[
+        ("SSH_AUTH_SOCK", "/tmp/agent.sock"),
+        ("DBUS_SESSION_BUS_ADDRESS", "unix:path=/run/user/0/bus"),
+        ("GITHUB_TOKEN", "ghp_secret"),
+        ("KEEP_ME", "yes"),
+        ("TERM", "xterm-256color"),
+    ]);
+    w.sealed.env_names = vec!["KEEP_ME".into(), "GITHUB_TOKEN".into()];
+    let out = w.run("env");
     let said = text(&out.stdout);
     assert!(said.contains("KEEP_ME=yes"), "{said}");
+    assert!(said.contains("TERM=xterm-256color"), "{said}");
+    assert!(
+        said.contains(&format!("HOME={}", w.home.display())),
+        "{said}"
+    );
     for gone in ["SSH_AUTH_SOCK", "DBUS_SESSION_BUS_ADDRESS", "GITHUB_TOKEN"] {
         assert!(!said.contains(gone), "{gone} reached the box");
     }
-}
-
-/// Runs `env` sealed with this process's environment (set by the test above).
-#[test]
-fn credentials_child() {
-    let (Some(work), Some(home)) = (
-        std::env::var_os("CONCH_SEAL_ENV_CHILD"),
-        std::env::var_os("CONCH_SEAL_ENV_HOME"),
-    ) else {
-        return;
-    };
-    let sealed = Sealed::new(Path::new(&home)).unwrap();
-    let cmd = sealed.command(Path::new(&work), "env").unwrap();
-    let (mut c, pipe) = cmd.std_command().unwrap();
-    let child = c.stdout(Stdio::piped()).spawn().unwrap();
-    pipe.close();
-    let out = child.wait_with_output().unwrap();
-    print!("{}", text(&out.stdout));
 }

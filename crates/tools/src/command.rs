@@ -7,6 +7,11 @@
 //! the box has its own process namespace, which ends with bubblewrap, so
 //! nothing it started survives. Output is kept from the start and from the
 //! end, with what was left out counted.
+//!
+//! Sealed, the box watches the network the command used: the outcome's
+//! detail says whether it did (`network_observed`) and which hosts the
+//! command reached (`reached_hosts`, by name where a DNS answer gave one),
+//! and the guard marks the chat from that (`guard::mark_for`).
 
 use std::path::Path;
 use std::process::Stdio;
@@ -126,9 +131,9 @@ pub async fn run(
         Ok(s) => s,
         Err(e) => return Outcome::failed(format!("The command wasn't run: {e}")),
     };
-    let (mut cmd, filter) = match &sealed {
+    let (mut cmd, pending) = match &sealed {
         Some(s) => match s.std_command() {
-            Ok((std_cmd, pipe)) => (tokio::process::Command::from(std_cmd), Some(pipe)),
+            Ok((std_cmd, pending)) => (tokio::process::Command::from(std_cmd), Some(pending)),
             Err(e) => return Outcome::failed(format!("The command wasn't run: {e}")),
         },
         None => {
@@ -144,13 +149,16 @@ pub async fn run(
         .process_group(0)
         .kill_on_drop(true)
         .spawn();
-    if let Some(pipe) = filter {
-        pipe.close();
-    }
     let mut child = match spawned {
         Ok(c) => c,
-        Err(e) => return Outcome::failed(format!("The command couldn't start: {e}.")),
+        Err(e) => {
+            if let Some(s) = &sealed {
+                s.cleanup();
+            }
+            return Outcome::failed(format!("The command couldn't start: {e}."));
+        }
     };
+    let watching = pending.map(seal::Pending::started);
     let Some(pid) = child.id() else {
         return Outcome::failed("The command ended before it could be watched.");
     };
@@ -173,6 +181,11 @@ pub async fn run(
     };
     kill_group(pid);
     let _ = child.wait().await;
+    // Everything in the box has ended with it: what did it reach?
+    let network = match watching {
+        Some(w) => tokio::task::spawn_blocking(move || w.finish()).await.ok(),
+        None => None,
+    };
     // Pipes close once everything in the group is gone; a process that left
     // the group could hold them open, so don't wait forever.
     let collect = |task: Option<tokio::task::JoinHandle<Capture>>| async move {
@@ -243,6 +256,8 @@ pub async fn run(
             "stdoutBytes": stdout.total,
             "stderrBytes": stderr.total,
             "sealed": sealed.is_some(),
+            "network_observed": network.as_ref().is_some_and(|n| n.observed),
+            "reached_hosts": network.map(|n| n.hosts).unwrap_or_default(),
         })),
     }
 }

@@ -10,12 +10,18 @@ use crate::paths::resolve;
 
 /// What is protected here, for a Conch whose folder is `conch_root`.
 pub fn here(conch_root: &Path) -> guard::Protected {
+    listed(conch_root).with_real_paths(&real)
+}
+
+/// The same places without each one's real path added: for a box made once
+/// (`conch seal run`), which resolves every place itself and hides both
+/// spellings, so nothing is resolved twice. What is hidden is the same.
+pub fn listed(conch_root: &Path) -> guard::Protected {
     let home = std::env::var("HOME").ok();
     let var = |name: &str| std::env::var(name).ok();
     let conch = resolve(Path::new("/"), &conch_root.to_string_lossy())
         .unwrap_or_else(|_| conch_root.to_path_buf());
     guard::Protected::usual_with(home.as_deref(), &conch.to_string_lossy(), &var)
-        .with_real_paths(&real)
 }
 
 /// A place's real path, following every link in it.

@@ -9,6 +9,9 @@ use protocol::Action;
 use serde_json::json;
 use tools::{Cancel, CommandConfig, RunContext, ToolBox, ToolCall, Tools, ToolsConfig};
 
+#[path = "../../seal/tests/common/netns.rs"]
+mod netns;
+
 struct World {
     _dir: tempfile::TempDir,
     home: PathBuf,
@@ -24,7 +27,9 @@ fn world(timeout: Duration) -> World {
     std::fs::create_dir_all(home.join(".ssh")).unwrap();
     std::fs::write(home.join(".ssh/id_ed25519"), "SECRET-KEY\n").unwrap();
     std::fs::create_dir_all(&work).unwrap();
-    let mut sealed = seal::Sealed::new(&root.join("conch")).unwrap();
+    let conch = root.join("conch");
+    let protected = guard::Protected::usual(home.to_str(), &conch.to_string_lossy());
+    let mut sealed = seal::Sealed::new(&conch, protected).unwrap();
     sealed.person_home = Some(home.clone());
     let tools = Tools::new(ToolsConfig {
         command: CommandConfig {
@@ -179,4 +184,38 @@ async fn background_jobs_end_with_the_command() {
     assert!(out.ok, "{}", out.output);
     assert!(started.elapsed() < Duration::from_secs(5));
     assert!(!running(&marker));
+}
+
+#[tokio::test]
+async fn the_outcome_names_the_hosts_a_command_reached_and_marks_the_chat() {
+    if !netns::inside() {
+        return netns::in_own_network(
+            "the_outcome_names_the_hosts_a_command_reached_and_marks_the_chat",
+        );
+    }
+    let w = world(Duration::from_secs(30));
+    netns::network_of_our_own(&w.work);
+    let download = r#"python3 -c 'import urllib.request as u; h = "files" + "." + "example"; print(u.urlopen("http:" + "/" + "/" + h + "/a").read().decode())'"#;
+    let (action, out) = run(&w, json!({ "command": download }), Cancel::default()).await;
+    assert!(out.ok, "{}", out.output);
+    assert!(out.output.contains(netns::BODY.trim()), "{}", out.output);
+    let detail = out.detail.clone().unwrap();
+    assert_eq!(detail["sealed"], true);
+    assert_eq!(detail["network_observed"], true);
+    assert_eq!(detail["reached_hosts"], json!(["files.example"]));
+    assert_eq!(
+        guard::mark_for(&action, out.detail.as_ref()),
+        Some((protocol::MarkSource::Download, "files.example".to_owned()))
+    );
+    // Reading local files reaches nothing, and marks nothing.
+    let (action, out) = run(
+        &w,
+        json!({ "command": "cat /etc/os-release | head -2" }),
+        Cancel::default(),
+    )
+    .await;
+    assert!(out.ok, "{}", out.output);
+    assert_eq!(out.detail.as_ref().unwrap()["reached_hosts"], json!([]));
+    assert_eq!(out.detail.as_ref().unwrap()["network_observed"], true);
+    assert_eq!(guard::mark_for(&action, out.detail.as_ref()), None);
 }

@@ -27,6 +27,15 @@ function reviewSays(r: { outcome: string; reason?: string; problem?: string }): 
   }
 }
 
+/** The hosts a sealed command reached, as its box saw them (`reached_hosts`,
+ *  stored snake_case in the chat's log). Nothing is said when the box didn't
+ *  watch (unsealed) or the command reached nothing. */
+function Reached({ detail }: { detail: Record<string, unknown> }) {
+  const hosts = Array.isArray(detail.reached_hosts) ? detail.reached_hosts.filter((h): h is string => typeof h === "string") : [];
+  if (detail.network_observed !== true || hosts.length === 0) return null;
+  return <p class="meta reached">Downloaded from {hosts.join(", ")}</p>;
+}
+
 /** One tool call and its result: a command with its output and exit code, a
  *  file change with its diff, a page read with its address. */
 export function ToolCard({ entry }: { entry: ToolEntry }) {
@@ -50,6 +59,7 @@ export function ToolCard({ entry }: { entry: ToolEntry }) {
               {typeof d.durationMs === "number" ? ` · ${d.durationMs} ms` : ""}
             </p>
           )}
+          {done && <Reached detail={d} />}
         </>
       );
       break;

@@ -123,7 +123,10 @@ async fn drive(scenario: Scenario, keep: Option<&Path>) -> Result<Value, Failure
                 problem.sentence()
             )));
         }
-        Some(Arc::new(seal::Sealed::new(home.root())?))
+        Some(Arc::new(seal::Sealed::new(
+            home.root(),
+            tools::protected::here(home.root()),
+        )?))
     } else {
         None
     };

@@ -165,7 +165,7 @@ impl ActivityFold {
             }
             Body::ToolFinished(f) => match self.calls.remove(&f.call) {
                 Some(seq) => {
-                    let state = if f.ok {
+                    let mut state = if f.ok {
                         match f
                             .detail
                             .as_ref()
@@ -180,6 +180,19 @@ impl ActivityFold {
                     } else {
                         format!("didn't work: {}", short(&f.output, 120))
                     };
+                    // The hosts a sealed command reached, as the box saw them.
+                    let reached: Vec<&str> = f
+                        .detail
+                        .as_ref()
+                        .and_then(|d| d.get("reached_hosts"))
+                        .and_then(|h| h.as_array())
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|h| h.as_str())
+                        .collect();
+                    if !reached.is_empty() {
+                        state.push_str(&format!(" · reached {}", short(&reached.join(", "), 200)));
+                    }
                     vec![ActivityChange::State {
                         seq,
                         state,

@@ -212,6 +212,32 @@ fn every_kind_of_event() {
 }
 
 #[test]
+fn a_sealed_commands_row_names_the_hosts_it_reached() {
+    let mut fold = ActivityFold::default();
+    fold.apply(&called(
+        1,
+        "c",
+        "run_command",
+        json!({"command": "python3 get.py"}),
+    ));
+    let changes = fold.apply(&finished(
+        2,
+        "c",
+        true,
+        "ok",
+        Some(json!({"exitCode": 0, "network_observed": true, "reached_hosts": ["files.example", "192.0.2.9"]})),
+    ));
+    assert_eq!(
+        changes,
+        [ActivityChange::State {
+            seq: 1,
+            state: "exit code 0 · reached files.example, 192.0.2.9".into(),
+            ask: None
+        }]
+    );
+}
+
+#[test]
 fn a_question_still_waiting_can_be_answered_from_activity() {
     let mut fold = ActivityFold::default();
     let changes = fold.apply(&ev(
