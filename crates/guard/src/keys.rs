@@ -237,6 +237,61 @@ pub const KEY_PLACES: &[KeyPlace] = &[
         "Bitwarden's data on macOS",
     ),
     config("KeePassXC", "KeePassXC's settings and key files"),
+    home(".m2/settings.xml", "Maven's repository passwords"),
+    home(".m2/settings-security.xml", "Maven's master password"),
+    home(
+        ".gradle/gradle.properties",
+        "Gradle's signing and repository passwords",
+    ),
+    home(".nuget/NuGet/NuGet.Config", "NuGet's feed passwords"),
+    config("pip/pip.conf", "pip's index passwords"),
+    home(".pip/pip.conf", "pip's index passwords (older place)"),
+    home(".pgpass", "PostgreSQL passwords"),
+    home(".my.cnf", "MySQL passwords"),
+    config("rclone", "rclone's cloud storage tokens"),
+    home(".s3cfg", "s3cmd's access keys"),
+    config("composer/auth.json", "Composer's registry tokens"),
+    home(
+        ".composer/auth.json",
+        "Composer's registry tokens (older place)",
+    ),
+    home(".bundle/config", "Bundler's gem source passwords"),
+    home(".terraformrc", "Terraform's registry tokens"),
+    var(
+        "TF_CLI_CONFIG_FILE",
+        "",
+        "Terraform's registry tokens (named by TF_CLI_CONFIG_FILE)",
+    ),
+    config("sops", "sops' age and PGP keys"),
+    config("age", "age's private keys"),
+    home(
+        ".bash_history",
+        "shell history, where typed passwords and tokens end up",
+    ),
+    home(
+        ".zsh_history",
+        "shell history, where typed passwords and tokens end up",
+    ),
+    data(
+        "fish/fish_history",
+        "shell history, where typed passwords and tokens end up",
+    ),
+    home(
+        ".python_history",
+        "Python's history, where typed secrets end up",
+    ),
+    home(
+        ".psql_history",
+        "psql's history, where typed passwords end up",
+    ),
+    home(
+        ".mysql_history",
+        "MySQL's history, where typed passwords end up",
+    ),
+    home(
+        ".node_repl_history",
+        "Node's history, where typed secrets end up",
+    ),
 ];
 
 /// A place, made absolute for one person.

@@ -288,7 +288,8 @@ impl ChatView {
                         let output = output.clone();
                         self.seen.read(&output);
                     }
-                }                let before = taint
+                }
+                let before = taint
                     .call
                     .as_deref()
                     .and_then(|c| self.command_before(c, event.seq));
