@@ -173,6 +173,6 @@ pub(crate) async fn run(parent: &Arc<Chat>, task: &str, cancel: &Cancel) -> Outc
     }
     Outcome::ok(
         result,
-        Some(json!({ "helper": helper.id, "addHolds": brought, "marks": marks })),
+        Some(json!({ "helper": helper.id, "add_holds": brought, "marks": marks })),
     )
 }

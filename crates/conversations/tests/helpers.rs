@@ -190,7 +190,7 @@ async fn holds_and_marks_flow_down_and_what_the_helper_did_flows_up() {
         .unwrap();
     assert_eq!(result.output, "Notes tidied.");
     let detail = result.detail.clone().unwrap();
-    assert_eq!(detail["addHolds"], serde_json::json!(["weekly-review"]));
+    assert_eq!(detail["add_holds"], serde_json::json!(["weekly-review"]));
     assert_eq!(detail["helper"], serde_json::json!(helper.id));
     assert!(
         detail["marks"][0]

@@ -77,7 +77,7 @@ async fn a_question_is_answered_over_http_and_the_command_runs() {
         .as_str()
         .unwrap()
         .starts_with("from-the-tool"));
-    assert_eq!(finished["detail"]["exitCode"], 0);
+    assert_eq!(finished["detail"]["exit_code"], 0);
     let again = s
         .owner
         .post(&url)

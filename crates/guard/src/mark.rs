@@ -49,7 +49,7 @@ pub fn mark_for(action: &Action, detail: Option<&Value>) -> Option<(MarkSource, 
         Action::PageRead { host, .. } | Action::FetchSends { host, .. } => {
             // Where the page really came from, after redirects.
             let landed = detail
-                .and_then(|d| d.get("finalUrl"))
+                .and_then(|d| d.get("final_url").or_else(|| d.get("finalUrl")))
                 .and_then(Value::as_str)
                 .and_then(address::host);
             Some((MarkSource::Page, landed.unwrap_or_else(|| host.clone())))

@@ -130,10 +130,10 @@ impl Fetcher {
         };
         let mut detail = json!({
             "url": start.as_str(),
-            "finalUrl": url.as_str(),
+            "final_url": url.as_str(),
             "status": status.as_u16(),
             "hops": hops,
-            "contentType": content_type,
+            "content_type": content_type,
             "bytes": bytes.len(),
             "truncated": truncated,
         });

@@ -64,7 +64,7 @@ async fn output_and_exit_code() {
     assert!(out
         .output
         .contains(&dir.path().canonicalize().unwrap().display().to_string()));
-    assert_eq!(out.detail.unwrap()["exitCode"], 3);
+    assert_eq!(out.detail.unwrap()["exit_code"], 3);
     let ok = run(&t, dir.path(), "true", Cancel::default()).await;
     assert!(ok.ok);
 }

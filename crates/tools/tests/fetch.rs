@@ -82,7 +82,7 @@ async fn a_page_becomes_text_and_redirects_are_recorded() {
     assert!(out.output.contains(&format!("[next]({base}/next)")));
     assert!(!out.output.contains("evil"));
     let detail = out.detail.unwrap();
-    assert_eq!(detail["finalUrl"], format!("{base}/page"));
+    assert_eq!(detail["final_url"], format!("{base}/page"));
     let hops: Vec<(String, u64)> = detail["hops"]
         .as_array()
         .unwrap()

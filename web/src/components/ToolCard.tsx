@@ -48,7 +48,7 @@ export function ToolCard({ entry }: { entry: ToolEntry }) {
   switch (entry.tool) {
     case "run_command": {
       head = String(input.command ?? "");
-      const exit = d.exitCode;
+      const exit = d.exit_code ?? d.exitCode;
       body = (
         <>
           {done && <pre class="output">{entry.output}</pre>}
@@ -56,7 +56,7 @@ export function ToolCard({ entry }: { entry: ToolEntry }) {
             <p class="meta">
               exit code {String(exit)}
               {d.sealed === false ? " · not sealed" : d.sealed ? " · sealed" : ""}
-              {typeof d.durationMs === "number" ? ` · ${d.durationMs} ms` : ""}
+              {typeof (d.duration_ms ?? d.durationMs) === "number" ? ` · ${d.duration_ms ?? d.durationMs} ms` : ""}
             </p>
           )}
           {done && <Reached detail={d} />}
@@ -70,12 +70,12 @@ export function ToolCard({ entry }: { entry: ToolEntry }) {
       body = typeof d.diff === "string" ? <Diff text={d.diff} /> : done ? <pre class="output">{entry.output}</pre> : null;
       break;
     case "web_fetch":
-      head = String(d.finalUrl ?? input.url ?? "");
+      head = String(d.final_url ?? d.finalUrl ?? input.url ?? "");
       body = done ? (
         <p class="meta">
           {d.status ? `${d.status} · ` : ""}
           {typeof d.bytes === "number" ? `${d.bytes} bytes` : entry.output?.slice(0, 200)}
-          {d.finalUrl && d.finalUrl !== input.url ? ` · from ${String(input.url)}` : ""}
+          {(d.final_url ?? d.finalUrl) && (d.final_url ?? d.finalUrl) !== input.url ? ` · from ${String(input.url)}` : ""}
         </p>
       ) : null;
       break;

@@ -169,7 +169,7 @@ impl ActivityFold {
                         match f
                             .detail
                             .as_ref()
-                            .and_then(|d| d.get("exitCode"))
+                            .and_then(|d| d.get("exit_code").or_else(|| d.get("exitCode")))
                             .and_then(|c| c.as_i64())
                         {
                             Some(code) => format!("exit code {code}"),
