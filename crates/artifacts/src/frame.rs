@@ -28,6 +28,88 @@ pub const CSP_NO_SCRIPTS: &str = "default-src 'none'; script-src 'none'; style-s
 /// The CSP of a download.
 pub const CSP_DOWNLOAD: &str = "default-src 'none'; sandbox";
 
+/// The CSP of the diagram renderer's frame: Mermaid's one script from
+/// Conch itself, inline styles (Mermaid writes its own), pictures and
+/// fonts only from data:, no requests, sealed off like a page.
+pub const CSP_DIAGRAM: &str = "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src data:; font-src data:; connect-src 'none'; form-action 'none'; base-uri 'none'; frame-src 'none'; worker-src 'none'; frame-ancestors 'self'; sandbox allow-scripts";
+
+/// The bridge a page's frame gets when its scripts run: it tells the panel
+/// the page's height, and asks the panel to open a link instead of
+/// following it (a sealed page can't open anything itself). The panel
+/// believes only these two messages, only from that frame, and asks the
+/// person before opening anything. A page can remove it or send the same
+/// messages itself: it is a convenience, not a boundary.
+pub const BRIDGE: &str = r##"<script>(()=>{"use strict";const up=m=>{try{parent.postMessage(m,"*")}catch(_){}};let last=-1;const size=()=>{const d=document.documentElement;if(!d)return;const h=Math.ceil(d.getBoundingClientRect().height);if(h!==last){last=h;up({conch:"height",height:h})}};addEventListener("load",size);if(typeof ResizeObserver==="function"){const ro=new ResizeObserver(size);const watch=()=>{ro.observe(document.documentElement);if(document.body)ro.observe(document.body)};if(document.readyState==="loading")addEventListener("DOMContentLoaded",watch);else watch()}addEventListener("click",e=>{const t=e.target;const a=t&&t.closest?t.closest("a[href],area[href]"):null;if(!a)return;const raw=(a.getAttribute("href")||"").trim();if(raw.startsWith("#"))return;e.preventDefault();let url="";try{url=new URL(raw,document.baseURI).href}catch(_){return}up({conch:"open",url})},true)})();</script>"##;
+
+/// `text` with the bridge first: after a doctype (and the comments and
+/// spaces before it), so the page keeps its standards mode.
+pub fn with_bridge(text: &str) -> String {
+    let mut at = 0usize;
+    loop {
+        let rest = &text[at..];
+        let trimmed = rest.trim_start();
+        at += rest.len() - trimmed.len();
+        if trimmed.starts_with("<!--") {
+            match trimmed.find("-->") {
+                Some(end) => at += end + 3,
+                None => break,
+            }
+        } else if trimmed
+            .get(..9)
+            .is_some_and(|t| t.eq_ignore_ascii_case("<!doctype"))
+        {
+            match trimmed.find('>') {
+                Some(end) => {
+                    at += end + 1;
+                    break;
+                }
+                None => break,
+            }
+        } else {
+            // No doctype: the bridge goes first, as before any content.
+            at = 0;
+            break;
+        }
+    }
+    let mut out = String::with_capacity(text.len() + BRIDGE.len());
+    out.push_str(&text[..at]);
+    out.push_str(BRIDGE);
+    out.push_str(&text[at..]);
+    out
+}
+
+/// Whether a version's scripts run in its frame.
+pub fn scripts_run(navigates: bool, scripts: bool) -> bool {
+    !navigates || scripts
+}
+
+/// The headers of the diagram renderer's frame: like a page's, but with
+/// its own CSP, and connections only to Conch itself (for its one script).
+pub fn diagram_headers() -> Vec<(&'static str, String)> {
+    vec![
+        ("content-type", "text/html; charset=utf-8".to_owned()),
+        ("content-security-policy", CSP_DIAGRAM.to_owned()),
+        ("connection-allowlist", "(response-origin)".to_owned()),
+        ("x-frame-options", "SAMEORIGIN".to_owned()),
+        ("x-content-type-options", "nosniff".to_owned()),
+        ("content-disposition", "inline".to_owned()),
+        ("referrer-policy", "no-referrer".to_owned()),
+        ("cross-origin-resource-policy", "same-origin".to_owned()),
+        ("cross-origin-opener-policy", "same-origin".to_owned()),
+        ("permissions-policy", PERMISSIONS_POLICY.to_owned()),
+        ("cache-control", "no-store".to_owned()),
+    ]
+}
+
+/// The diagram renderer's page: nothing but its script.
+pub fn diagram_page(script: &str) -> String {
+    let attr: String = script
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '-' | '_' | '.'))
+        .collect();
+    format!("<!doctype html><html><head><meta charset=\"utf-8\"><title>Diagram</title></head><body><script src=\"{attr}\"></script></body></html>")
+}
+
 /// The headers of `/frame`, in order. `navigates` is the version's flag;
 /// `scripts` whether the request asked `scripts=1`.
 pub fn frame_headers(kind: Kind, navigates: bool, scripts: bool) -> Vec<(&'static str, String)> {
@@ -37,10 +119,10 @@ pub fn frame_headers(kind: Kind, navigates: bool, scripts: bool) -> Vec<(&'stati
         // Conch draws the others itself; opened directly they are text.
         _ => "text/plain; charset=utf-8",
     };
-    let csp = if navigates && !scripts {
-        CSP_NO_SCRIPTS
-    } else {
+    let csp = if scripts_run(navigates, scripts) {
         CSP_SCRIPTS
+    } else {
+        CSP_NO_SCRIPTS
     };
     vec![
         ("content-type", content_type.to_owned()),
@@ -101,12 +183,22 @@ const HINTS: &[&str] = &["dns-prefetch", "preconnect", "prefetch", "prerender"];
 
 /// The text a frame serves for a page or picture: the version without
 /// resource hints, meta refreshes, speculation rules and `download`
-/// attributes (for browsers without Connection-Allowlist). The stored
-/// version stays exactly as it was; downloads serve it as it was.
-pub fn served_text(kind: Kind, text: &str) -> String {
+/// attributes (for browsers without Connection-Allowlist), and a page whose
+/// scripts run gets the bridge first. The stored version stays exactly as
+/// it was; downloads serve it as it was.
+pub fn served_text(kind: Kind, text: &str, scripts_run: bool) -> String {
     if !kind.can_run() {
         return text.to_owned();
     }
+    let rewritten = rewrite(text);
+    if kind == Kind::Html && scripts_run && !rewritten.is_empty() {
+        with_bridge(&rewritten)
+    } else {
+        rewritten
+    }
+}
+
+fn rewrite(text: &str) -> String {
     let settings = lol_html::RewriteStrSettings {
         element_content_handlers: vec![
             lol_html::element!("link[rel]", |el| {
@@ -152,7 +244,7 @@ mod tests {
     #[test]
     fn served_text_drops_what_leaks_without_connection_allowlist() {
         let page = "<head><link rel=\"dns-prefetch\" href=\"//x.evil\"><link rel=stylesheet href=a.css><meta http-equiv=Refresh content=\"0;url=https://evil\"><meta charset=utf-8></head><a href=\"#\" download=\"x\">s</a><script type=speculationrules>{}</script><p>kept</p>";
-        let out = served_text(Kind::Html, page);
+        let out = served_text(Kind::Html, page, false);
         assert!(!out.contains("dns-prefetch"));
         assert!(!out.contains("Refresh"));
         assert!(!out.contains("download"));
@@ -162,8 +254,31 @@ mod tests {
         assert!(out.contains("<p>kept</p>"));
         // Other kinds are served as they are.
         assert_eq!(
-            served_text(Kind::Markdown, "<meta http-equiv=refresh>"),
+            served_text(Kind::Markdown, "<meta http-equiv=refresh>", true),
             "<meta http-equiv=refresh>"
+        );
+    }
+
+    #[test]
+    fn the_bridge_goes_after_the_doctype() {
+        let at = |page: &str| with_bridge(page).find(BRIDGE).unwrap();
+        assert_eq!(at("<!doctype html><p>x"), 15);
+        assert_eq!(at("<!-- made by a model -->\n <!DOCTYPE html>\n<p>x"), 41);
+        assert_eq!(at("<p>no doctype</p>"), 0);
+        assert_eq!(at("<!-- only a comment --><p>x"), 0);
+        assert_eq!(at("<!-- never closed"), 0);
+        assert!(with_bridge("<!doctype html><p>x").ends_with("<p>x"));
+        // Only pages whose scripts run get it.
+        assert!(served_text(Kind::Html, "<p>x</p>", true).starts_with(BRIDGE));
+        assert!(!served_text(Kind::Html, "<p>x</p>", false).contains("postMessage"));
+        assert!(!served_text(Kind::Svg, "<svg/>", true).contains("postMessage"));
+    }
+
+    #[test]
+    fn the_diagram_page_names_only_a_plain_path() {
+        assert_eq!(
+            diagram_page("/assets/mermaid-frame-Ab_1.js\"><script>x"),
+            "<!doctype html><html><head><meta charset=\"utf-8\"><title>Diagram</title></head><body><script src=\"/assets/mermaid-frame-Ab_1.jsscriptx\"></script></body></html>"
         );
     }
 
