@@ -297,8 +297,9 @@ export function Panel(props: { shown: Shown; chat: string; onShow: (s: Shown) =>
                     danger: true,
                     onYes: async () => {
                       await api.deleteArtifact(id);
-                      forget(id);
+                      // Closed first, so nothing here asks for it again.
                       props.onClose();
+                      forget(id);
                     },
                   })
                 }

@@ -9,6 +9,8 @@ const texts = new Map<string, Promise<string>>();
 const described = new Map<string, Promise<Artifact>>();
 const diffs = new Map<string, Promise<{ from: number | null; to: number; lines: DiffLine[] }>>();
 const listeners = new Set<() => void>();
+/** Deleted from this page: not asked for again. */
+const gone = new Set<string>();
 
 function kept<T>(map: Map<string, Promise<T>>, key: string, load: () => Promise<T>): Promise<T> {
   let p = map.get(key);
@@ -35,6 +37,7 @@ export function hasText(id: string, n: number): boolean {
 
 /** An artifact's description (its versions, whether it is pinned). */
 export function describe(id: string): Promise<Artifact> {
+  if (gone.has(id)) return Promise.reject(new Error("It was deleted."));
   return kept(described, id, () => api.artifact(id));
 }
 
@@ -51,6 +54,7 @@ export function changed(id: string): void {
 }
 
 export function forget(id: string): void {
+  gone.add(id);
   for (const map of [texts, diffs] as Map<string, unknown>[]) {
     for (const key of [...map.keys()]) if (key.startsWith(`${id}:`)) map.delete(key);
   }
