@@ -280,3 +280,106 @@ pub fn artifact_step(request: &StepRequest, text: &str, lower: &str) -> Option<M
     };
     Some(step)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use protocol::ToolSpec;
+
+    fn tools(names: &[&str]) -> Vec<ToolSpec> {
+        names
+            .iter()
+            .map(|n| ToolSpec {
+                name: n.to_string(),
+                description: String::new(),
+                schema: json!({}),
+            })
+            .collect()
+    }
+
+    fn call(step: Option<MockStep>) -> (String, serde_json::Value) {
+        match step {
+            Some(MockStep::Call { name, input }) => (name, input),
+            other => panic!("wanted a call, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_refresh_reads_then_asks_with_what_it_has_then_updates() {
+        let task = "Refresh a chart \"Weekly numbers\" (artifact abc) with fresh data, then call artifact_update with id \"abc\" and its whole new content, of the same kind. It was made for: \"make me a chart of http://127.0.0.1:9/week\". Its current content:\n\n{\"a\":1} see https://other.example/x";
+        let mut request = StepRequest {
+            items: vec![Item::Other {
+                label: "A task".into(),
+                text: task.into(),
+            }],
+            tools: tools(&["web_fetch", "artifact_update"]),
+            ..StepRequest::default()
+        };
+        let (name, input) = call(refresh_step(&request));
+        assert_eq!(name, "web_fetch");
+        assert_eq!(
+            input["url"], "http://127.0.0.1:9/week",
+            "the address it was made from"
+        );
+        request.items.push(Item::ToolUse {
+            id: "1".into(),
+            name,
+            input,
+        });
+        request.items.push(Item::ToolResult {
+            id: "1".into(),
+            ok: true,
+            output: "This week".into(),
+        });
+        let (name, input) = call(refresh_step(&request));
+        assert_eq!(name, "web_fetch");
+        let url = input["url"].as_str().unwrap();
+        assert!(url.starts_with("http://127.0.0.1:9/week?have="), "{url}");
+        assert_eq!(url.len(), "http://127.0.0.1:9/week?have=".len() + 16);
+        request.items.push(Item::ToolUse {
+            id: "2".into(),
+            name,
+            input,
+        });
+        request.items.push(Item::ToolResult {
+            id: "2".into(),
+            ok: false,
+            output: "The owner said no.".into(),
+        });
+        let (name, input) = call(refresh_step(&request));
+        assert_eq!(name, "artifact_update");
+        assert_eq!(input["id"], "abc");
+        request.items.push(Item::ToolUse {
+            id: "3".into(),
+            name,
+            input,
+        });
+        assert_eq!(refresh_step(&request), None, "done: the mock says so");
+        // Without web_fetch, or made from no address, it updates at once.
+        request.items.truncate(1);
+        request.tools = tools(&["artifact_update"]);
+        assert_eq!(call(refresh_step(&request)).0, "artifact_update");
+        // A chat that can make things isn't a Refresh chat.
+        request.tools = tools(&["artifact_create", "artifact_update"]);
+        assert_eq!(refresh_step(&request), None);
+    }
+
+    #[test]
+    fn this_page_is_made_exactly_and_tables_have_their_rows() {
+        let text = "make me this page, called \"Ærø\":\n```html\n<p>x</p>\n```";
+        let request = StepRequest {
+            tools: tools(&["artifact_create"]),
+            ..StepRequest::default()
+        };
+        let (_, input) = call(artifact_step(&request, text, &text.to_lowercase()));
+        assert_eq!(input["kind"], "html");
+        assert_eq!(input["title"], "Ærø");
+        assert_eq!(input["content"], "<p>x</p>\n");
+        let text = "make me a table with 5,000 rows";
+        let (_, input) = call(artifact_step(&request, text, text));
+        let csv = input["content"].as_str().unwrap();
+        assert_eq!(csv.lines().count(), 5001);
+        assert!(csv.contains("Ærøskøbing 1,"));
+        assert!(crate::mock::url_in("no address").is_none());
+    }
+}
