@@ -29,7 +29,7 @@ console.log(`first page: ${(raw / 1024).toFixed(1)} KB, ${(gz / 1024).toFixed(1)
 for (const file of readdirSync(join(dist, "assets")).filter((f) => /^(Panel|Chart|AppPage|mermaid-frame)-/.test(f)).sort()) {
   if (linked.some((l) => l.endsWith(file))) throw new Error(`${file} is on the first page`);
   const bytes = readFileSync(join(dist, "assets", file));
-  console.log(`  lazy ${file.replace(/-[\w-]+\.(js|css)$/, ".$1")}: ${(bytes.length / 1024).toFixed(1)} KB, ${(gzipSync(bytes, { level: 9 }).length / 1024).toFixed(1)} KB gzip`);
+  console.log(`  lazy ${file.replace(/-[A-Za-z0-9_-]{8}\.(js|css)$/, ".$1")}: ${(bytes.length / 1024).toFixed(1)} KB, ${(gzipSync(bytes, { level: 9 }).length / 1024).toFixed(1)} KB gzip`);
 }
 
 const conch = await startConch();

@@ -465,3 +465,58 @@ test("on a phone the panel slides over the chat with a way back; dark mode draws
     conch.stop();
   }
 });
+
+test("a diagram can't turn Mermaid's safety off: no HTML labels, no handlers, no javascript: links", async () => {
+  const conch = await startConch();
+  const b = await browser();
+  try {
+    const { page } = b;
+    await signIn(page, conch.url);
+    await newChat(page);
+    const diagram = [
+      '%%{init: {"securityLevel": "loose", "htmlLabels": true, "flowchart": {"htmlLabels": true}, "secure": []}}%%',
+      "flowchart LR",
+      '  A["<img src=x onerror=alert(1)>Start"] --> B["<b>bold</b> Ærø"]',
+      '  click A "javascript:alert(2)"',
+      '  click B href "https://evil.example/?d=1"',
+    ].join("\n");
+    await send(page, `make me this diagram, called "Tricks":\n\`\`\`mermaid\n${diagram}\n\`\`\``);
+    await idle(page);
+    const img = panel(page).locator("img.diagram");
+    await img.waitFor({ timeout: 30000 });
+    assert.ok(await img.evaluate((el) => el.complete && el.naturalWidth > 0), "the picture draws: well-formed SVG");
+    const svg = decodeURIComponent((await img.getAttribute("src")).replace(/^data:image\/svg\+xml;charset=utf-8,/, ""));
+    // Read it where no CSP applies (a blank page of the same browser).
+    const scratch = await b.context.newPage();
+    const found = await scratch.evaluate((svg) => {
+      const doc = new DOMParser().parseFromString(svg, "image/svg+xml");
+      const all = [...doc.querySelectorAll("*")];
+      return {
+        root: doc.documentElement.nodeName,
+        html: all.filter((e) => ["foreignObject", "img", "b", "script", "iframe"].includes(e.localName)).map((e) => e.localName),
+        handlers: all.flatMap((e) => [...e.attributes].filter((a) => /^on/i.test(a.name)).map((a) => a.name)),
+        links: all.flatMap((e) => [...e.attributes].filter((a) => /href$/i.test(a.name) && !a.value.startsWith("#")).map((a) => a.value)),
+        text: doc.documentElement.textContent,
+      };
+    }, svg);
+    await scratch.close();
+    assert.equal(found.root, "svg");
+    assert.deepEqual(found.html, [], "no HTML in it");
+    assert.deepEqual(found.handlers, []);
+    assert.deepEqual(found.links, [], "no links out of it");
+    assert.match(found.text, /Start/);
+    assert.match(found.text, /Ærø/);
+    // The label's handler was tried inside the renderer, and its CSP
+    // refused it: the only errors are that frame's refusals; the app's own
+    // page logged none and saw no violation.
+    const errors = b.logged.filter((l) => l.type === "error");
+    for (const e of errors) {
+      assert.match(e.url, /\/assets\/mermaid-frame-|\/api\/artifacts\/mermaid-frame/, `${e.url}: ${e.text}`);
+      assert.match(e.text, /violates the following Content Security Policy directive/);
+    }
+    assert.deepEqual(await b.csp(), []);
+  } finally {
+    await b.close();
+    conch.stop();
+  }
+});

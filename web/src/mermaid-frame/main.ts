@@ -49,11 +49,24 @@ function setUp(dark: boolean): void {
   });
 }
 
-/** An SVG an <img> can size: width and height from its viewBox. */
-function sized(svg: string): string {
-  const doc = new DOMParser().parseFromString(svg, "image/svg+xml");
-  const root = doc.documentElement;
-  if (root.nodeName !== "svg") return svg;
+/** The SVG made fit for an <img>: read with the HTML parser (Mermaid's
+ *  output isn't always well-formed XML: a `click … href` link comes out with
+ *  an unbound xlink prefix), with no links, handlers, scripts or HTML in it
+ *  (an <img> can't follow them anyway), sized from its viewBox, and written
+ *  back as well-formed XML. The document it's read into is inert. */
+export function fit(svg: string): string {
+  const doc = new DOMParser().parseFromString(`<!doctype html><body>${svg}`, "text/html");
+  const root = doc.querySelector("body > svg");
+  if (!root) throw new Error("Mermaid didn't make an SVG.");
+  root.querySelectorAll("script, foreignObject, iframe, object, embed").forEach((el) => el.remove());
+  for (const el of [root, ...root.querySelectorAll("*")]) {
+    for (const a of [...el.attributes]) {
+      const name = a.name.toLowerCase();
+      if (name.startsWith("on") || ((name === "href" || name.endsWith(":href")) && !a.value.trim().startsWith("#"))) {
+        el.removeAttributeNode(a);
+      }
+    }
+  }
   const box = (root.getAttribute("viewBox") ?? "").split(/[\s,]+/).map(Number);
   if (box.length === 4 && box.every(Number.isFinite)) {
     root.setAttribute("width", String(Math.ceil(box[2])));
@@ -72,7 +85,7 @@ addEventListener("message", (e: MessageEvent) => {
   n += 1;
   mermaid
     .render(`conch-diagram-${n}`, m.text)
-    .then(({ svg }) => parent.postMessage({ conch: "diagram", id: m.id, svg: sized(svg) }, "*"))
+    .then(({ svg }) => parent.postMessage({ conch: "diagram", id: m.id, svg: fit(svg) }, "*"))
     .catch((err: unknown) => {
       const said = err instanceof Error ? err.message : String(err);
       parent.postMessage({ conch: "diagram", id: m.id, error: said.split("\n").slice(0, 6).join("\n") }, "*");
