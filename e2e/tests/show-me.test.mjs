@@ -232,6 +232,11 @@ test("pinned as an app: Apps in the sidebar, /apps/:id from the cache, Refresh a
     await page.getByRole("link", { name: "Activity" }).click();
     await page.getByRole("button", { name: "Made", exact: true }).click();
     await page.locator(".activity-row", { hasText: "Refreshed the chart" }).waitFor();
+    // The list is the filtered one once no other row is left.
+    await page.waitForFunction(() => {
+      const rows = [...document.querySelectorAll(".activity-row")];
+      return rows.length >= 3 && rows.every((r) => r.classList.contains("kind-made"));
+    });
     const made = await page.locator(".activity-row .says").allInnerTexts();
     assert.ok(made.length >= 3, made.join("\n"));
     for (const row of made) assert.match(row, /^(Made|Updated|Refreshed) the (chart|table|page|document|picture|diagram) "/);

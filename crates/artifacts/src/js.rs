@@ -575,11 +575,12 @@ pub fn scan(src: &str) -> Vec<String> {
                 let inside = &toks[i + 1..end.min(toks.len())];
                 let strings = inside.iter().filter(|k| matches!(k, Tok::Str(_))).count();
                 match inside {
-                    [Tok::Str(key)] => {
-                        if SENSITIVE_KEYS.contains(&key.as_str()) || key.contains('\\') {
-                            say(format!("reaches [\"{key}\"]"));
-                        }
+                    [Tok::Str(key)]
+                        if SENSITIVE_KEYS.contains(&key.as_str()) || key.contains('\\') =>
+                    {
+                        say(format!("reaches [\"{key}\"]"))
                     }
+                    [Tok::Str(_)] => {}
                     _ if strings > 0 => {
                         say("reaches a property whose name it builds from pieces".into())
                     }
