@@ -444,6 +444,7 @@ test("on a phone the panel slides over the chat with a way back; dark mode draws
     await page.getByLabel("Message").waitFor();
     await page.locator(".artifact-card").getByRole("button", { name: "Open" }).click();
     await shownVersion(page, 1);
+    await page.waitForTimeout(300);
 
     // Dark: the chart's colours are the dark set, the diagram is drawn dark.
     await page.emulateMedia({ colorScheme: "dark" });
