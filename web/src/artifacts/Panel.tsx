@@ -61,6 +61,25 @@ export function useArtifact(id: string): { artifact: Artifact | null; error: str
   return state.id === id ? state : { artifact: null, error: null };
 }
 
+/** Copies text: the Clipboard API, or where it says no (the page isn't
+ *  focused, say), a selected hidden text box. */
+async function copy(text: string): Promise<void> {
+  try {
+    await navigator.clipboard.writeText(text);
+    return;
+  } catch {
+    const box = document.createElement("textarea");
+    box.value = text;
+    box.setAttribute("readonly", "");
+    box.className = "visually-hidden";
+    document.body.append(box);
+    box.select();
+    const done = document.execCommand("copy");
+    box.remove();
+    if (!done) throw new Error("Conch couldn't copy it: your browser said no. Select the text in the Code tab instead.");
+  }
+}
+
 const TABS: Tab[] = ["view", "code", "changes"];
 
 function Tabs(props: { tab: Tab; page: boolean; onTab: (t: Tab) => void }) {
@@ -250,7 +269,7 @@ export function Panel(props: { shown: Shown; chat: string; onShow: (s: Shown) =>
                 class="small"
                 onClick={() =>
                   act(async () => {
-                    await navigator.clipboard.writeText(await versionText(id, n));
+                    await copy(await versionText(id, n));
                     return `Copied version ${n}.`;
                   })
                 }
