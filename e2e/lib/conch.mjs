@@ -4,6 +4,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
+import { createSocket } from "node:dgram";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -72,20 +73,100 @@ export async function pages(routes) {
   return { base: `http://127.0.0.1:${port}`, close: () => server.close() };
 }
 
-/** Chromium, with every console error and page error kept. */
-export async function browser(viewport = { width: 1280, height: 860 }) {
+/** A witness on 127.0.0.1: an HTTP server that logs every TCP connection
+ *  and every request (WebSocket upgrades included), and a UDP socket that
+ *  logs every datagram (STUN). Whatever reaches it got out. */
+export async function witness(routes = {}) {
+  const seen = [];
+  const server = createServer((req, res) => {
+    seen.push({ what: "request", method: req.method, url: req.url, referer: req.headers.referer ?? null, at: Date.now() });
+    const body = routes[req.url ?? "/"];
+    res.writeHead(body ? 200 : 404, { "content-type": "text/html; charset=utf-8" });
+    res.end(body ?? "not here");
+  });
+  server.on("connection", () => seen.push({ what: "connection", at: Date.now() }));
+  server.on("upgrade", (req, socket) => {
+    seen.push({ what: "upgrade", url: req.url, at: Date.now() });
+    socket.destroy();
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  const udp = createSocket("udp4");
+  udp.on("message", (m, from) => seen.push({ what: "datagram", bytes: m.length, from: from.port, at: Date.now() }));
+  await new Promise((r) => udp.bind(0, "127.0.0.1", r));
+  return {
+    base: `http://127.0.0.1:${server.address().port}`,
+    port: server.address().port,
+    udp: udp.address().port,
+    seen,
+    close: () => {
+      server.closeAllConnections?.();
+      server.close();
+      udp.close();
+    },
+  };
+}
+
+/** Chromium, with every console error and page error kept (with the
+ *  address of the document that logged it), every Content-Security-Policy
+ *  violation the app's own page sees, and every request any frame made. */
+export async function browser(viewport = { width: 1280, height: 860 }, options = {}) {
   const b = await chromium.launch({
     executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
     args: ["--no-sandbox", "--disable-dev-shm-usage"],
   });
-  const context = await b.newContext({ viewport });
+  const context = await b.newContext({ viewport, colorScheme: options.colorScheme ?? "light" });
+  await context.addInitScript(() => {
+    if (window !== window.top) return;
+    window.__csp = [];
+    addEventListener("securitypolicyviolation", (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
+  });
   const page = await context.newPage();
   const errors = [];
+  const logged = [];
+  const requests = [];
+  const finished = [];
   page.on("console", (m) => {
+    logged.push({ type: m.type(), text: m.text(), url: m.location().url ?? "" });
     if (m.type() === "error") errors.push(m.text());
   });
-  page.on("pageerror", (e) => errors.push(String(e)));
-  return { browser: b, page, errors, close: () => b.close() };
+  page.on("pageerror", (e) => {
+    errors.push(String(e));
+    logged.push({ type: "error", text: String(e), url: "" });
+  });
+  context.on("request", (r) => {
+    let frame = "";
+    try {
+      frame = r.frame().url();
+    } catch {
+      /* a request with no frame (a service worker's) */
+    }
+    requests.push({ url: r.url(), frame, at: Date.now() });
+  });
+  context.on("requestfinished", (r) => {
+    let frame = "";
+    try {
+      frame = r.frame().url();
+    } catch {
+      /* no frame */
+    }
+    finished.push({ url: r.url(), frame, at: Date.now() });
+  });
+  return {
+    browser: b,
+    context,
+    page,
+    errors,
+    logged,
+    requests,
+    /** Requests that got an answer (blocked ones fail instead). */
+    finished,
+    /** Console errors logged by the app's own documents (not by an
+     *  artifact's frame, whose page may do anything). */
+    appErrors: () => logged.filter((l) => l.type === "error" && !/\/api\/artifacts\/[^/]+\/versions\/\d+\/frame/.test(l.url)).map((l) => l.text),
+    /** CSP violations the app's own page saw. */
+    csp: () => page.evaluate(() => window.__csp ?? []),
+    close: () => b.close(),
+  };
 }
 
 export async function signIn(page, url) {

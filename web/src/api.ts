@@ -10,7 +10,7 @@ export class ApiError extends Error {
   }
 }
 
-async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+async function call<T>(method: string, path: string, body?: unknown, as: "json" | "text" = "json"): Promise<T> {
   const init: RequestInit = { method, credentials: "same-origin", headers: {} };
   if (body !== undefined) {
     init.body = JSON.stringify(body);
@@ -23,6 +23,7 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
     throw new ApiError(0, "Conch isn't answering. Is it still running?");
   }
   const text = await res.text();
+  if (res.ok && as === "text") return text as T;
   let data: unknown = null;
   try {
     data = text ? JSON.parse(text) : null;
@@ -144,7 +145,61 @@ export interface Check {
   fix?: { kind: "turn-on"; setting: keyof Safety } | { kind: "command"; line: string } | { kind: "advice"; says: string };
 }
 
+export type ArtifactKind = "html" | "markdown" | "svg" | "mermaid" | "chart" | "table";
+
+/** One line of `GET /api/artifacts`. */
+export interface ArtifactSummary {
+  id: string;
+  kind: ArtifactKind;
+  title: string;
+  chat: string | null;
+  created: string;
+  updated: string;
+  latest: number;
+  versions: number;
+  pinned: boolean;
+  navigates: boolean;
+}
+
+export interface ArtifactVersion {
+  n: number;
+  at: string;
+  by: "made" | "updated" | "refreshed";
+  navigates: boolean;
+  why?: string[];
+  chars: number;
+}
+
+/** An artifact's artifact.json (`GET /api/artifacts/{id}`). */
+export interface Artifact {
+  id: string;
+  kind: ArtifactKind;
+  title: string;
+  chat: string | null;
+  request: string | null;
+  latest: number;
+  versions: ArtifactVersion[];
+  pinned: boolean;
+  healed?: string | null;
+}
+
+export interface DiffLine {
+  op: "same" | "added" | "removed";
+  text: string;
+}
+
+const art = (id: string) => `/api/artifacts/${encodeURIComponent(id)}`;
+
 export const api = {
+  artifacts: (pinned?: boolean) =>
+    call<{ artifacts: ArtifactSummary[] }>("GET", `/api/artifacts${pinned ? "?pinned=true" : ""}`).then((r) => r.artifacts),
+  artifact: (id: string) => call<Artifact>("GET", art(id)),
+  artifactText: (id: string, n: number) => call<string>("GET", `${art(id)}/versions/${n}`, undefined, "text"),
+  artifactDiff: (id: string, from: number | null, to: number) =>
+    call<{ from: number | null; to: number; lines: DiffLine[] }>("GET", `${art(id)}/diff?to=${to}${from ? `&from=${from}` : ""}`),
+  deleteArtifact: (id: string) => call<unknown>("DELETE", art(id)),
+  pin: (id: string, pinned: boolean) => call<{ id: string; pinned: boolean }>("POST", `${art(id)}/${pinned ? "pin" : "unpin"}`),
+  refresh: (id: string) => call<{ chat: string }>("POST", `${art(id)}/refresh`),
   activity: (q: { before?: string; kinds?: string[]; waiting?: boolean; limit?: number }) => {
     const p = new URLSearchParams();
     if (q.before) p.set("before", q.before);

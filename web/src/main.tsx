@@ -1,6 +1,9 @@
 import { render } from "preact";
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
-import { api, ApiError, type ChatSummary, type Skill } from "./api";
+import { api, ApiError, type ArtifactSummary, type ChatSummary, type Skill } from "./api";
+import { onChange, pinned as loadPinned, showBeside } from "./artifacts/cache";
+import { kindWord } from "./artifacts/kinds";
+import { lazyPart } from "./artifacts/lazy";
 import { ChatPage } from "./components/ChatPage";
 import { Palette, type Command } from "./components/Palette";
 import { ActivityPage } from "./components/ActivityPage";
@@ -12,11 +15,20 @@ import { SkillsPage } from "./components/SkillsPage";
 import { navigate, route, usePath } from "./router";
 import "./styles.css";
 
+const useAppPage = lazyPart(() => import("./artifacts/AppPage"));
+
+function AppRoute({ id }: { id: string }) {
+  const part = useAppPage();
+  return part ? <part.AppPage id={id} /> : <p class="quiet page">Opening…</p>;
+}
+
 function Shell({ onSignOut }: { onSignOut: () => void }) {
   const path = usePath();
   const r = route(path);
   const [chats, setChats] = useState<ChatSummary[]>([]);
   const [skills, setSkills] = useState<Skill[]>([]);
+  const [apps, setApps] = useState<ArtifactSummary[]>([]);
+  const [made, setMade] = useState<ArtifactSummary[]>([]);
   const [palette, setPalette] = useState(false);
   const [menu, setMenu] = useState(false);
   const holds = useRef<{ skill: string; stop: () => void }[]>([]);
@@ -29,16 +41,23 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
     // A chat's runner lets go a moment after its turn ends: look again.
     setTimeout(() => void load(), 900);
   }, []);
+  const loadApps = useCallback(() => void loadPinned().then(setApps, () => undefined), []);
   useEffect(() => {
     loadChats();
+    loadApps();
     const t = setInterval(loadChats, 10000);
-    return () => clearInterval(t);
+    const off = onChange(loadApps);
+    return () => {
+      clearInterval(t);
+      off();
+    };
   }, []);
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "k") {
         e.preventDefault();
         api.skills().then(setSkills, () => undefined);
+        api.artifacts().then(setMade, () => undefined);
         setPalette((p) => !p);
       }
     };
@@ -61,6 +80,17 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
     { label: "Activity", hint: "Page", run: () => navigate("/activity") },
     { label: "Settings", hint: "Page", run: () => navigate("/settings") },
     { label: "Security and Safety", hint: "Page", run: () => navigate("/settings/security") },
+    // Things made beside a chat: a pinned one opens on its page, anything
+    // else beside its chat.
+    ...made.map((a) => ({
+      label: a.title,
+      hint: `${kindWord(a.kind)}${a.pinned ? ", pinned" : ""}`,
+      run: () => {
+        if (a.pinned || !a.chat) return navigate(`/apps/${encodeURIComponent(a.id)}`);
+        navigate(`/chats/${a.chat}?artifact=${encodeURIComponent(a.id)}`);
+        showBeside(a.chat, a.id);
+      },
+    })),
     ...holds.current.map((h) => ({
       label: `Stop holding this chat to ${h.skill}'s list`,
       hint: "Command",
@@ -74,7 +104,14 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
       <button class="menu-button" aria-label="Chats and pages" aria-expanded={menu} onClick={() => setMenu(!menu)}>
         ☰
       </button>
-      <Sidebar chats={chats} current={r.page === "chat" ? r.id : null} page={r.page} onNew={() => void newChat()} onClose={() => setMenu(false)} />
+      <Sidebar
+        chats={chats}
+        apps={apps}
+        current={r.page === "chat" || r.page === "app" ? r.id : null}
+        page={r.page}
+        onNew={() => void newChat()}
+        onClose={() => setMenu(false)}
+      />
       <main>
         {r.page === "chat" && (
           <ChatPage
@@ -99,6 +136,7 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
         {r.page === "settings" && <SettingsPage onSignOut={onSignOut} />}
         {r.page === "security" && <SecurityPage />}
         {r.page === "activity" && <ActivityPage />}
+        {r.page === "app" && <AppRoute key={r.id} id={r.id} />}
       </main>
       {palette && (
         <Palette

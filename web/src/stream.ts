@@ -12,6 +12,8 @@ export interface Live {
   /** The reply being written, by turn, until its `reply` event lands. */
   streaming: Map<number, string>;
   connected: boolean;
+  /** The last `seq` loaded before the live stream: later events are new. */
+  historyEnd: number;
 }
 
 export class ChatStream {
@@ -21,6 +23,7 @@ export class ChatStream {
   private closed = false;
   private connected = false;
   private lastSeq = 0;
+  private historyEnd = 0;
 
   constructor(
     private chatId: string,
@@ -34,6 +37,7 @@ export class ChatStream {
       for (const e of page) this.add(e);
       if (page.length < 10000) break;
     }
+    this.historyEnd = this.lastSeq;
     this.emit();
     this.open();
   }
@@ -94,6 +98,7 @@ export class ChatStream {
       events: this.events,
       streaming: new Map(this.streaming),
       connected: this.connected,
+      historyEnd: this.historyEnd,
     });
   }
 }

@@ -59,7 +59,7 @@ fn main() {
         std::hint::black_box(navigation(&page));
     });
     time("served text rewrite (400,000 characters)", || {
-        std::hint::black_box(frame::served_text(Kind::Html, &page));
+        std::hint::black_box(frame::served_text(Kind::Html, &page, true));
     });
     let csv: String = std::iter::once("a,b,c\n".to_owned())
         .chain((0..40_000).map(|i| format!("{i},x{i},\"q, {i}\"\n")))

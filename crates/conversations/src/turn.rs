@@ -107,8 +107,16 @@ async fn steps(chat: &Arc<Chat>, turn: u64, cancel: &Cancel) -> Result<(), TurnE
             system: crate::prompt::system(&chat.work, &skills_offered),
             items: transcript::items(&events),
             tools: if chat.refreshes.is_some() {
-                // A Refresh chat does one thing.
-                vec![crate::artifact::update_spec()]
+                // A Refresh chat reads the web for fresh data and updates
+                // its one artifact; the guard decides the reads like any.
+                let mut specs: Vec<_> = chat
+                    .tools
+                    .specs()
+                    .into_iter()
+                    .filter(|s| crate::artifact::REFRESH_READS.contains(&s.name.as_str()))
+                    .collect();
+                specs.push(crate::artifact::update_spec());
+                specs
             } else {
                 let mut specs = chat.tools.specs();
                 specs.extend(crate::artifact::specs());
@@ -249,9 +257,11 @@ pub(crate) fn classify(chat: &Chat, call: &ToolCall) -> Result<Action, String> {
     if let Some(only) = &chat.refreshes {
         if call.name == crate::artifact::UPDATE {
             crate::artifact::classify(&call.name, &call.input)
+        } else if crate::artifact::REFRESH_READS.contains(&call.name.as_str()) {
+            chat.tools.classify(call, &chat.work)
         } else {
             Err(format!(
-                "This chat only refreshes the artifact {only}: the one thing it can do is artifact_update on it."
+                "This chat only refreshes the artifact {only}: it can read the web, then artifact_update it."
             ))
         }
     } else if call.name == crate::helper::TOOL {

@@ -8,7 +8,7 @@ use std::time::Duration;
 use artifacts::store::By;
 use conversations::{Chat, Chats, ChatsConfig, Durability, Home, NewChat};
 use engines::{Chunk, Engine, MockEngine, ScriptedEngine};
-use protocol::{ArtifactAction, Body, Event, Mode, Origin};
+use protocol::{Answer, ArtifactAction, Body, Event, Mode, Origin};
 use serde_json::json;
 use tools::{Tools, ToolsConfig};
 
@@ -260,4 +260,81 @@ async fn a_refresh_chat_can_do_nothing_else() {
         .iter()
         .any(|e| matches!(e.body, Body::PermissionRequested(_))));
     assert_eq!(chats.artifacts().get(&id).unwrap().latest, 1);
+}
+
+/// A page server on 127.0.0.1 that keeps the addresses asked of it.
+async fn week_server() -> (String, Arc<std::sync::Mutex<Vec<String>>>) {
+    let asked = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let kept = asked.clone();
+    let app = axum::Router::new().fallback(move |uri: axum::http::Uri| {
+        let kept = kept.clone();
+        async move {
+            kept.lock().unwrap().push(uri.to_string());
+            axum::response::Html("<h1>This week</h1><p>Mon 30, Tue 31.</p>")
+        }
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (base, asked)
+}
+
+#[tokio::test]
+async fn a_refresh_reads_the_web_and_asks_the_owner_before_a_read_that_sends() {
+    let (_dir, chats) = setup(Arc::new(MockEngine::new(Duration::ZERO)));
+    let (base, asked) = week_server().await;
+    let chat = chats.create(NewChat::default()).await.unwrap();
+    chat.post(&format!("make me a chart of {base}/week"))
+        .await
+        .unwrap();
+    let events = until(&chat, turns_ended(1)).await;
+    let id = artifact_events(&events)[0].artifact.clone();
+    assert_eq!(
+        chats.artifacts().get(&id).unwrap().request.as_deref(),
+        Some(format!("make me a chart of {base}/week").as_str())
+    );
+
+    let refresh = chats.refresh_artifact(&id).await.unwrap();
+    let events = until(&refresh, |ev| {
+        ev.iter()
+            .any(|e| matches!(e.body, Body::PermissionRequested(_)))
+    })
+    .await;
+    let question = events
+        .iter()
+        .find_map(|e| match &e.body {
+            Body::PermissionRequested(p) => Some(p.clone()),
+            _ => None,
+        })
+        .unwrap();
+    // The plain read ran; the read that carries what it has waits for the
+    // owner, with nobody in the chat to answer it.
+    assert_eq!(*asked.lock().unwrap(), ["/week"]);
+    assert!(
+        question
+            .why
+            .contains(&"after-reading.data-fetch".to_owned()),
+        "{:?}",
+        question.why
+    );
+    assert!(
+        question.why.contains(&"nobody-there.waits".to_owned()),
+        "{:?}",
+        question.why
+    );
+    assert_eq!(chats.artifacts().get(&id).unwrap().latest, 1);
+
+    refresh
+        .answer(&question.ask, Answer::Once, "owner".into())
+        .await
+        .unwrap();
+    let events = until(&refresh, turns_ended(1)).await;
+    let made = artifact_events(&events);
+    assert_eq!(made.len(), 1, "{events:#?}");
+    assert_eq!(made[0].action, ArtifactAction::Refreshed);
+    let seen = asked.lock().unwrap().clone();
+    assert_eq!(seen.len(), 2);
+    assert!(seen[1].starts_with("/week?have="), "{seen:?}");
+    let stored = chats.artifacts().get(&id).unwrap();
+    assert_eq!(stored.newest().unwrap().by, By::Refreshed);
 }

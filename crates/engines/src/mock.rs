@@ -49,7 +49,7 @@ fn backticked(text: &str) -> Option<&str> {
     Some(&text[start..end]).filter(|c| !c.trim().is_empty())
 }
 
-fn url_in(text: &str) -> Option<String> {
+pub(crate) fn url_in(text: &str) -> Option<String> {
     let start = text.find("http://").or_else(|| text.find("https://"))?;
     let url: String = text[start..]
         .chars()
@@ -60,6 +60,10 @@ fn url_in(text: &str) -> Option<String> {
 
 /// Keyword-driven and deterministic: the same chat gives the same step.
 pub fn mock_step(request: &StepRequest) -> MockStep {
+    // A Refresh goes on past its reads until its artifact is updated.
+    if let Some(step) = crate::mock_artifacts::refresh_step(request) {
+        return step;
+    }
     // After a tool ran, say what came back.
     if let Some(Item::ToolResult { ok, output, .. }) = request.items.last() {
         if *ok
@@ -141,7 +145,7 @@ pub fn mock_step(request: &StepRequest) -> MockStep {
              - **run `a command`**: I run it (and ask you first)\n\
              - **read https://…**: I read the page\n\
              - **list files**: I list the work folder\n\
-             - **make me a chart / page / document / diagram / table / picture** (\"a page with a link\" too): I make it beside the chat, and **make it …** changes it\n\
+             - **make me a chart / page / document / diagram / table / picture** (\"a page with a link\" and \"a table with 5000 rows\" too; \"make me this page:\" with a fenced block makes exactly that): I make it beside the chat, and **make it …** changes it\n\
              - anything else: I repeat it back\n\n\
              To talk to a real model, add a provider with `conch providers add`."
                 .to_owned(),

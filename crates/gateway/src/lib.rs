@@ -63,6 +63,10 @@ pub fn router(state: AppState) -> Router {
             "/api/artifacts/{id}/refresh",
             post(routes::artifacts::refresh),
         )
+        .route(
+            "/api/artifacts/mermaid-frame",
+            get(routes::artifacts::mermaid_frame),
+        )
         .route("/api/artifacts/{id}/diff", get(routes::artifacts::diff))
         .route(
             "/api/artifacts/{id}/versions/{n}",
@@ -108,7 +112,8 @@ pub fn router(state: AppState) -> Router {
         .route("/skills/{id}", get(routes::pages::home))
         .route("/settings", get(routes::pages::home))
         .route("/settings/security", get(routes::pages::home))
-        .route("/activity", get(routes::pages::home));
+        .route("/activity", get(routes::pages::home))
+        .route("/apps/{id}", get(routes::pages::home));
     Router::new()
         .merge(signed_in)
         .merge(open)

@@ -6,6 +6,7 @@ mod common;
 
 use std::io::{Read, Write};
 
+use artifacts::frame::{BASE, BRIDGE};
 use artifacts::Kind;
 use common::Server;
 use reqwest::StatusCode;
@@ -89,26 +90,31 @@ async fn frame_headers_byte_for_byte() {
     let text_plain = "text/plain; charset=utf-8";
     let html = "text/html; charset=utf-8";
     let cases: Vec<(&str, String)> = vec![
+        // A page gets its base target, and the bridge when its scripts run.
         (
             "/api/artifacts/pageaaaa1111/versions/1/frame",
-            expected(html, CSP_SCRIPTS, page.len()),
+            expected(html, CSP_SCRIPTS, BASE.len() + BRIDGE.len() + page.len()),
         ),
         (
             "/api/artifacts/pageaaaa1111/versions/1/frame?scripts=1",
-            expected(html, CSP_SCRIPTS, page.len()),
+            expected(html, CSP_SCRIPTS, BASE.len() + BRIDGE.len() + page.len()),
         ),
         // A navigating version runs nothing unless asked, and loses its hints.
         (
             "/api/artifacts/leaveaaa1111/versions/1/frame",
-            expected(html, CSP_NONE, served_leaving.len()),
+            expected(html, CSP_NONE, BASE.len() + served_leaving.len()),
         ),
         (
             "/api/artifacts/leaveaaa1111/versions/1/frame?scripts=1",
-            expected(html, CSP_SCRIPTS, served_leaving.len()),
+            expected(
+                html,
+                CSP_SCRIPTS,
+                BASE.len() + BRIDGE.len() + served_leaving.len(),
+            ),
         ),
         (
             "/api/artifacts/leaveaaa1111/versions/1/frame?scripts=yes",
-            expected(html, CSP_NONE, served_leaving.len()),
+            expected(html, CSP_NONE, BASE.len() + served_leaving.len()),
         ),
         (
             "/api/artifacts/svgaaaaa1111/versions/1/frame",
@@ -149,7 +155,7 @@ async fn frame_headers_byte_for_byte() {
         .text()
         .await
         .unwrap();
-    assert_eq!(body, served_leaving);
+    assert_eq!(body, format!("{BASE}{served_leaving}"));
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -338,4 +344,58 @@ async fn refresh_starts_its_own_chat() {
     assert!(chat["chat"].as_str().is_some());
     let res = s.post_empty("/api/artifacts/nothinghere1/refresh").await;
     assert_eq!(res.status(), StatusCode::NOT_FOUND);
+}
+
+/// The diagram renderer's frame: sealed like a page, its one script from
+/// Conch itself, and behind the same checks as every /api route.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_diagram_frame_is_sealed_and_names_its_one_script() {
+    let s = common::start().await;
+    let url = format!("{}/api/artifacts/mermaid-frame", s.url);
+    assert_eq!(
+        s.anon.get(&url).send().await.unwrap().status(),
+        StatusCode::UNAUTHORIZED
+    );
+    let cross = s
+        .owner
+        .get(&url)
+        .header("sec-fetch-site", "cross-site")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(cross.status(), StatusCode::FORBIDDEN);
+    let res = s.owner.get(&url).send().await.unwrap();
+    if res.status() == StatusCode::NOT_FOUND {
+        // A Conch built without its web pages says how to build them.
+        let said: Value = res.json().await.unwrap();
+        assert!(said["error"]
+            .as_str()
+            .unwrap()
+            .contains("build the web pages"));
+        return;
+    }
+    assert_eq!(res.status(), StatusCode::OK);
+    let h = res.headers();
+    let csp = "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src data:; font-src data:; connect-src 'none'; form-action 'none'; base-uri 'none'; frame-src 'none'; worker-src 'none'; frame-ancestors 'self'; sandbox allow-scripts";
+    assert_eq!(h["content-security-policy"], csp);
+    assert_eq!(h["connection-allowlist"], "(response-origin)");
+    assert_eq!(h["x-frame-options"], "SAMEORIGIN");
+    assert_eq!(h["permissions-policy"], POLICY);
+    assert_eq!(h["cache-control"], "no-store");
+    let body = res.text().await.unwrap();
+    let start = body.find("<script src=\"").unwrap() + 13;
+    let script = &body[start..start + body[start..].find('"').unwrap()];
+    assert!(script.starts_with("/assets/mermaid-frame-") && script.ends_with(".js"));
+    assert_eq!(body.matches("<script").count(), 1, "{body}");
+    let js = s
+        .anon
+        .get(format!("{}{script}", s.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(js.status(), StatusCode::OK);
+    assert!(js.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("text/javascript"));
 }

@@ -1,20 +1,76 @@
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api, type Mode } from "../api";
+import { changed, onShowBeside } from "../artifacts/cache";
+import { lazyPart } from "../artifacts/lazy";
 import { fold, type Question } from "../events";
 import { ChatStream, type Live } from "../stream";
 import { Composer } from "./Composer";
 import { HoldsBar } from "./HoldsBar";
 import { Transcript } from "./Transcript";
 
+/** What the panel beside the chat shows. */
+export interface Shown {
+  id: string;
+  version: number;
+}
+
+const usePanel = lazyPart(() => import("../artifacts/Panel"));
+
+/** The panel, loaded the first time something is shown beside a chat. */
+function PanelSlot(props: { shown: Shown; chat: string; onShow: (s: Shown) => void; onClose: () => void }) {
+  const part = usePanel();
+  if (!part) {
+    return (
+      <aside class="panel loading" aria-label="Beside the chat" aria-busy="true">
+        <p class="quiet">Opening…</p>
+      </aside>
+    );
+  }
+  return <part.Panel {...props} />;
+}
+
 export function ChatPage(props: { id: string; onActivity: () => void; holdsRef: (h: { skill: string; stop: () => void }[]) => void }) {
-  const [live, setLive] = useState<Live>({ events: [], streaming: new Map(), connected: false });
+  const [live, setLive] = useState<Live>({ events: [], streaming: new Map(), connected: false, historyEnd: 0 });
   const [error, setError] = useState<string | null>(null);
   const bottom = useRef<HTMLDivElement>(null);
   // Opened at a moment (from Activity): `?at=<seq>` is scrolled to and
   // marked, once its events are in.
   const target = useRef<number | null>(Number(new URLSearchParams(location.search).get("at")) || null);
+  // Beside the chat: what is shown, and whether the owner closed the panel
+  // since something was last made (then new things don't open it).
+  const [shown, setShown] = useState<Shown | null>(null);
+  const closed = useRef(false);
+  const seen = useRef(0);
   useEffect(() => {
-    setLive({ events: [], streaming: new Map(), connected: false });
+    setShown(null);
+    closed.current = false;
+    seen.current = 0;
+    // Opened from ⌘K: `?artifact=<id>` shows its newest version.
+    const wanted = new URLSearchParams(location.search).get("artifact");
+    if (wanted) setShown({ id: wanted, version: 0 });
+    return onShowBeside((chat, id) => {
+      if (chat !== props.id) return;
+      closed.current = false;
+      setShown({ id, version: 0 });
+    });
+  }, [props.id]);
+  useEffect(() => {
+    const from = Math.max(seen.current, live.historyEnd);
+    let newest: Shown | null = null;
+    for (const e of live.events) {
+      if (e.seq <= from || e.type !== "artifact") continue;
+      changed(String(e.artifact));
+      newest = { id: String(e.artifact), version: Number(e.version) };
+    }
+    seen.current = Math.max(from, live.events.length ? live.events[live.events.length - 1].seq : 0);
+    if (newest && !closed.current) setShown(newest);
+  }, [live.events.length, live.historyEnd]);
+  const show = (s: Shown) => {
+    closed.current = false;
+    setShown(s);
+  };
+  useEffect(() => {
+    setLive({ events: [], streaming: new Map(), connected: false, historyEnd: 0 });
     setError(null);
     const stream = new ChatStream(props.id, setLive);
     stream.start().catch((e) => setError(e instanceof Error ? e.message : String(e)));
@@ -42,7 +98,7 @@ export function ChatPage(props: { id: string; onActivity: () => void; holdsRef: 
     const el = bottom.current;
     if (!el || target.current !== null || document.querySelector("[data-target]")) return;
     const near = window.innerHeight + window.scrollY >= document.body.scrollHeight - 200;
-    const main = el.closest("main");
+    const main = el.closest(".chat-scroll");
     const inMain = main ? main.scrollHeight - main.scrollTop - main.clientHeight < 200 : near;
     if (inMain || near) el.scrollIntoView({ block: "end" });
   }, [live]);
@@ -80,6 +136,8 @@ export function ChatPage(props: { id: string; onActivity: () => void; holdsRef: 
     );
   }, [folded.holds.map((h) => h.skill).join("\n")]);
   return (
+    <div class={`chat-area${shown ? " with-panel" : ""}`}>
+    <div class="chat-scroll">
     <div class="chat">
       {error && (
         <p class="error banner" role="alert">
@@ -87,7 +145,14 @@ export function ChatPage(props: { id: string; onActivity: () => void; holdsRef: 
         </p>
       )}
       {!live.connected && live.events.length > 0 && <p class="quiet reconnecting">Reconnecting…</p>}
-      <Transcript entries={folded.entries} streaming={live.streaming} firstPending={firstPending} onAnswer={answer} />
+      <Transcript
+        entries={folded.entries}
+        streaming={live.streaming}
+        firstPending={firstPending}
+        onAnswer={answer}
+        shown={shown}
+        onOpenArtifact={(id, version) => show({ id, version })}
+      />
       <div ref={bottom} />
       <div class="dock">
         <HoldsBar holds={folded.holds} busy={running} onStop={stopHolding} />
@@ -102,6 +167,19 @@ export function ChatPage(props: { id: string; onActivity: () => void; holdsRef: 
           onMode={(m: Mode) => void api.setMode(props.id, m).catch((e) => setError(e instanceof Error ? e.message : String(e)))}
         />
       </div>
+    </div>
+    </div>
+    {shown && (
+      <PanelSlot
+        shown={shown}
+        chat={props.id}
+        onShow={setShown}
+        onClose={() => {
+          closed.current = true;
+          setShown(null);
+        }}
+      />
+    )}
     </div>
   );
 }

@@ -1,5 +1,5 @@
 import { useMemo, useState } from "preact/hooks";
-import type { ChatSummary } from "../api";
+import type { ArtifactSummary, ChatSummary } from "../api";
 import { navigate } from "../router";
 
 function when(iso: string | null): string {
@@ -13,6 +13,7 @@ function when(iso: string | null): string {
 
 export function Sidebar(props: {
   chats: ChatSummary[];
+  apps: ArtifactSummary[];
   current: string | null;
   page: string;
   onNew: () => void;
@@ -48,8 +49,8 @@ export function Sidebar(props: {
           <li key={c.id}>
             <a
               href={`/chats/${c.id}`}
-              class={c.id === props.current ? "current" : ""}
-              aria-current={c.id === props.current ? "page" : undefined}
+              class={props.page === "chat" && c.id === props.current ? "current" : ""}
+              aria-current={props.page === "chat" && c.id === props.current ? "page" : undefined}
               onClick={(e) => {
                 e.preventDefault();
                 go(`/chats/${c.id}`);
@@ -62,6 +63,30 @@ export function Sidebar(props: {
         ))}
         {shown.length === 0 && <li class="quiet empty">{search ? "No chat matches." : "No chats yet."}</li>}
       </ul>
+      {props.apps.length > 0 && (
+        <section class="apps" aria-labelledby="apps-heading">
+          <h2 id="apps-heading" class="side-heading">
+            Apps
+          </h2>
+          <ul class="apps-list">
+            {props.apps.map((a) => (
+              <li key={a.id}>
+                <a
+                  href={`/apps/${a.id}`}
+                  class={props.page === "app" && a.id === props.current ? "current" : ""}
+                  aria-current={props.page === "app" && a.id === props.current ? "page" : undefined}
+                  onClick={(e) => {
+                    e.preventDefault();
+                    go(`/apps/${a.id}`);
+                  }}
+                >
+                  {a.title}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
       <div class="sidebar-bottom">
         <a
           href="/activity"

@@ -2,6 +2,7 @@ import { useMemo } from "preact/hooks";
 import type { Entry, Question } from "../events";
 import { renderMarkdown } from "../markdown";
 import { modeName } from "../words";
+import { kindWord } from "../artifacts/kinds";
 import { QuestionCard } from "./QuestionCard";
 import { ToolCard } from "./ToolCard";
 
@@ -10,20 +11,13 @@ function Markdown({ text }: { text: string }) {
   return <div class="markdown" dangerouslySetInnerHTML={{ __html: html }} />;
 }
 
-const KIND_WORDS: Record<string, string> = {
-  html: "Page",
-  markdown: "Document",
-  svg: "Picture",
-  mermaid: "Diagram",
-  chart: "Chart",
-  table: "Table",
-};
-
 export function Transcript(props: {
   entries: Entry[];
   streaming: Map<number, string>;
   firstPending: string | null;
   onAnswer: (q: Question, a: "once" | "always" | "deny") => Promise<void>;
+  shown?: { id: string; version: number } | null;
+  onOpenArtifact?: (id: string, version: number) => void;
 }) {
   return (
     <ol class="transcript" aria-live="polite">
@@ -80,17 +74,24 @@ export function Transcript(props: {
                 Mode: {modeName(e.mode)}
               </li>
             );
-          case "artifact":
+          case "artifact": {
+            const open = props.shown?.id === e.artifact && props.shown.version === e.version;
             return (
-              <li key={e.seq} class="artifact-card" data-seq={e.seq}>
-                <span class="badge">{KIND_WORDS[e.kind] ?? e.kind}</span> <strong>{e.title}</strong>{" "}
+              <li key={e.seq} class={`artifact-card${open ? " open" : ""}`} data-seq={e.seq} data-artifact={e.artifact}>
+                <span class="badge">{kindWord(e.kind)}</span> <strong>{e.title}</strong>{" "}
                 <span class="quiet">
                   {e.action} · version {e.version}
                   {e.navigates ? " · has a way out, shown with scripts off" : ""}
                 </span>{" "}
+                {props.onOpenArtifact && (
+                  <button class="small" aria-pressed={open} onClick={() => props.onOpenArtifact?.(e.artifact, e.version)}>
+                    {open ? "Shown" : "Open"}
+                  </button>
+                )}{" "}
                 <a href={`/api/artifacts/${e.artifact}/versions/${e.version}/download`}>Download</a>
               </li>
             );
+          }
           case "turn-error":
             return (
               <li key={e.seq} class="line turn-error" role="status" data-seq={e.seq}>

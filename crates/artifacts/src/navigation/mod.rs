@@ -60,6 +60,39 @@ fn stays(value: &str) -> bool {
     v.is_empty() || v.starts_with('#')
 }
 
+/// Whether a `<script>` with this `type` (and `language`) runs as a
+/// script (HTML's rule: no type, an empty one, `module`, or a JavaScript
+/// MIME type). Anything else is a data block: it runs nothing, but a
+/// script may insert it, so it is read as markup.
+fn runs_as_script(kind: Option<&str>, language: Option<&str>) -> bool {
+    let kind = match (kind.map(str::trim), language.map(str::trim)) {
+        (Some(t), _) if !t.is_empty() => t.to_ascii_lowercase(),
+        (_, Some(l)) if !l.is_empty() => format!("text/{}", l.to_ascii_lowercase()),
+        _ => return true,
+    };
+    let essence = kind.split(';').next().unwrap_or("").trim();
+    essence == "module"
+        || matches!(
+            essence,
+            "application/ecmascript"
+                | "application/javascript"
+                | "application/x-ecmascript"
+                | "application/x-javascript"
+                | "text/ecmascript"
+                | "text/javascript"
+                | "text/javascript1.0"
+                | "text/javascript1.1"
+                | "text/javascript1.2"
+                | "text/javascript1.3"
+                | "text/javascript1.4"
+                | "text/javascript1.5"
+                | "text/jscript"
+                | "text/livescript"
+                | "text/x-ecmascript"
+                | "text/x-javascript"
+        )
+}
+
 fn is_javascript(value: &str) -> bool {
     // Browsers drop ASCII whitespace and control characters anywhere in a
     // scheme ("java\tscript:").
@@ -82,6 +115,8 @@ pub fn navigation(html: &str) -> Vec<Finding> {
         }
     };
     let script = RefCell::new(String::new());
+    let runs = std::cell::Cell::new(true);
+    let data_blocks = RefCell::new(String::new());
     let noscript = RefCell::new(String::new());
     let settings = lol_html::RewriteStrSettings {
         element_content_handlers: vec![
@@ -113,6 +148,12 @@ pub fn navigation(html: &str) -> Vec<Finding> {
                         .is_some_and(|t| t.trim().eq_ignore_ascii_case("speculationrules"))
                 {
                     add("speculation-rules", "speculation rules".into());
+                }
+                if tag == "script" {
+                    runs.set(runs_as_script(
+                        attr("type").as_deref(),
+                        attr("language").as_deref(),
+                    ));
                 }
                 if (tag == "animate" || tag == "set" || tag == "animatemotion")
                     && attr("attributename")
@@ -185,8 +226,14 @@ pub fn navigation(html: &str) -> Vec<Finding> {
                 script.borrow_mut().push_str(t.as_str());
                 if t.last_in_text_node() {
                     let text = std::mem::take(&mut *script.borrow_mut());
-                    for why in crate::js::scan(&text) {
-                        add("script", format!("a script that {why}"));
+                    if runs.get() {
+                        for why in crate::js::scan(&text) {
+                            add("script", format!("a script that {why}"));
+                        }
+                    } else {
+                        let mut blocks = data_blocks.borrow_mut();
+                        blocks.push_str(&text);
+                        blocks.push('\n');
                     }
                 }
                 Ok(())
@@ -205,12 +252,15 @@ pub fn navigation(html: &str) -> Vec<Finding> {
             format!("a page that couldn't be read whole ({e})"),
         );
     }
-    let inner = noscript.take();
     let mut found = found.take();
-    if !inner.trim().is_empty() && inner.contains('<') {
-        for f in navigation(&inner) {
-            if !found.contains(&f) {
-                found.push(f);
+    // What a page holds as text but could become markup: <noscript>, and
+    // data blocks a script may insert (`<script type=text/template>`).
+    for inner in [noscript.take(), data_blocks.take()] {
+        if !inner.trim().is_empty() && inner.contains('<') {
+            for f in navigation(&inner) {
+                if !found.contains(&f) {
+                    found.push(f);
+                }
             }
         }
     }

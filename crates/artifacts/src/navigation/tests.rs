@@ -85,11 +85,61 @@ const PAGES: &[(&str, &str, Option<&str>)] = &[
     ("javascript href with tab", "<a href=\"java\tscript:go()\">x</a>", Some("javascript-url")),
     ("javascript href escaped", "<a href=\"jav&#x61;script&colon;go()\">x</a>", Some("javascript-url")),
     ("svg script", "<svg><script>location=u</script></svg>", Some("script")),
+    // The window through this/self/globalThis/document.defaultView/frames/
+    // ownerDocument chains.
+    ("this.location", "<script>this.location = u</script>", Some("script")),
+    ("this.open", "<script>this.open(u)</script>", Some("script")),
+    ("self.self.open", "<script>self.self.open(u)</script>", Some("script")),
+    ("globalThis.window.open", "<script>globalThis.window.open(u)</script>", Some("script")),
+    ("document.defaultView.open", "<script>document.defaultView.open(u)</script>", Some("script")),
+    ("document.defaultView.top", "<script>document.defaultView.top.postMessage(x, '*')</script>", Some("script")),
+    ("ownerDocument.defaultView", "<script>el.ownerDocument.defaultView.open(u)</script>", Some("script")),
+    ("ownerDocument.location", "<script>el.ownerDocument.location = u</script>", Some("script")),
+    ("frames.open", "<script>frames.open(u)</script>", Some("script")),
+    ("frames index", "<script>frames[0].postMessage(x, '*')</script>", Some("script")),
+    ("optional chain", "<script>window?.open?.(u)</script>", Some("script")),
+    ("spread window", "<script>const o = {...window}; o.open(u)</script>", Some("script")),
+    ("event view", "<script>btn.onclick = e => e.view.open(u)</script>", Some("script")),
+    ("contentWindow", "<script>f.contentWindow.open(u)</script>", Some("script")),
+    // location through any alias.
+    ("alias from defaultView", "<script>const d = document.defaultView; d.location = u</script>", Some("script")),
+    ("alias returned", "<script>function w(){ return self } w().location.assign(u)</script>", Some("script")),
+    ("alias in an array", "<script>const [w] = [globalThis]; w.location.href = u</script>", Some("script")),
+    ("alias as argument", "<script>(function(g){ g.location.replace(u) })(this)</script>", Some("script")),
+    ("destructured location", "<script>const { location: l } = window; l.assign(u)</script>", Some("script")),
+    ("location of anything", "<script>const here = page.location; here.href = u</script>", Some("script")),
+    ("location named as a string", "<script>Reflect.get(w, 'location').assign(u)</script>", Some("script")),
+    ("location by descriptor", "<script>Object.getOwnPropertyDescriptor(w, 'location').get.call(w).assign(u)</script>", Some("script")),
+    ("with window", "<script>with (window) { location = u }</script>", Some("script")),
+    // Synthetic clicks.
+    ("dispatchEvent", "<script>a.dispatchEvent(new Event('click'))</script>", Some("script")),
+    ("createEvent", "<script>const e = document.createEvent('MouseEvents'); e.initMouseEvent('click'); a.dispatchEvent(e)</script>", Some("script")),
+    ("click.call", "<script>HTMLElement.prototype.click.call(a)</script>", Some("script")),
+    ("click held", "<script>const c = a.click; c.call(a)</script>", Some("script")),
+    ("Reflect.apply", "<script>Reflect.apply(f, a, [])</script>", Some("script")),
+    ("prototype descriptor", "<script>const d = Object.getOwnPropertyDescriptor(HTMLElement.prototype, k); d.value.call(a)</script>", Some("script")),
+    ("bracket click", "<script>a['click']()</script>", Some("script")),
+    ("bracket built from pieces", "<script>a['cl' + 'ick']()</script>", Some("script")),
+    ("bracket built from a template", "<script>a[`cl${'ick'}`]()</script>", Some("script")),
+    ("bracket built by join", "<script>a[['cl', 'ick'].join('')]()</script>", Some("script")),
+    ("name built elsewhere", "<script>const k = 'cl' + 'ick'; a[k]()</script>", Some("script")),
+    ("name built by concat", "<script>const k = 'cli'.concat('ck'); a[k]()</script>", Some("script")),
+    ("name built by join", "<script>const k = ['sub', 'mit'].join(''); f[k]()</script>", Some("script")),
+    ("name spelled backwards", "<script>const k = 'kcilc'.split('').reverse().join(''); a[k]()</script>", Some("script")),
+    ("submit held", "<script>const s = form.submit; s.call(form)</script>", Some("script")),
+    // Data blocks are read as markup a script could insert.
+    ("template block with a link", "<script type=text/template id=t><a href=\"https://evil.example\">x</a></script><script>box.append(t.content)</script>", Some("link-out")),
+    // Quiet: real app code.
+    ("class with its own fields", "<script>class Counter { constructor(){ this.count = 0 } add(){ this.count++; out.textContent = this.count } } const c = new Counter(); btn.addEventListener('click', () => c.add());</script>", None),
+    ("typeof window", "<script>if (typeof window !== 'undefined' && 'matchMedia' in window) { dark = window.matchMedia('(prefers-color-scheme: dark)').matches }</script>", None),
+    ("array indexes", "<script>const rows = data.map((r, i) => r[i % 2]); table[rows.length - 1] = total; const k = key; obj[k] = 1;</script>", None),
+    ("strings joined for text", "<script>out.textContent = 'Total: ' + total + ' items on the top ' + 'shelf';</script>", None),
+    ("details open attribute", "<script>panel.toggleAttribute('open'); menu.classList.toggle('open');</script>", None),
 ];
 
 #[test]
 fn every_page_in_the_table() {
-    assert!(PAGES.len() >= 40, "{} pages", PAGES.len());
+    assert!(PAGES.len() >= 100, "{} pages", PAGES.len());
     let mut wrong = Vec::new();
     for (name, page, rule) in PAGES {
         let found = navigation(page);
@@ -118,4 +168,103 @@ fn a_huge_page_is_checked_whole() {
     let mut page = "<p>filler</p>".repeat(30_000);
     page.push_str("<a href=\"https://evil.example\">x</a>");
     assert!(navigation(&page).iter().any(|f| f.rule == "link-out"));
+}
+
+/// Every way to reach the window (bare, through a chain, or handed on
+/// through an alias), with every way to leave through it: each spelling
+/// is found, whatever the combination.
+#[test]
+fn the_window_is_found_through_any_chain_or_alias() {
+    let receivers = [
+        "window",
+        "self",
+        "globalThis",
+        "this",
+        "frames",
+        "document.defaultView",
+        "el.ownerDocument.defaultView",
+        "window.window",
+        "self.self",
+        "globalThis.self",
+        "window.document.defaultView",
+        "(0, window)",
+        "e.view",
+    ];
+    let leaves = [
+        ".location = u",
+        ".location.href = u",
+        "['location'] = u",
+        "['loc' + 'ation'] = u",
+        "[k] = u",
+        ".open(u)",
+        "['open'](u)",
+        "?.open(u)",
+        ".top.postMessage(d, '*')",
+        ".parent.postMessage(d, '*')",
+    ];
+    let mut missed = Vec::new();
+    for r in receivers {
+        for leave in leaves {
+            let shapes = [
+                format!("{r}{leave}"),
+                format!("const w = {r}; w{leave}"),
+                format!("let w; w = {r}; w{leave}"),
+                format!("((w) => {{ w{leave} }})({r})"),
+                format!("const o = {{ w: {r} }}; o.w{leave}"),
+                format!("function get() {{ return {r} }} get(){leave}"),
+                format!("const [w] = [{r}]; w{leave}"),
+            ];
+            for code in shapes {
+                let page = format!("<script>{code}</script>");
+                if !navigation(&page).iter().any(|f| f.rule == "script") {
+                    missed.push(code);
+                }
+            }
+        }
+    }
+    assert!(missed.is_empty(), "missed:\n{}", missed.join("\n"));
+}
+
+/// Every way to click or submit by script, on every kind of target.
+#[test]
+fn synthetic_clicks_are_found_however_spelled() {
+    let targets = [
+        "a",
+        "document.links[0]",
+        "document.querySelector('a')",
+        "form",
+        "els[i]",
+    ];
+    let clicks = [
+        "{t}.click()",
+        "{t}.submit()",
+        "{t}.requestSubmit()",
+        "{t}.dispatchEvent(new MouseEvent('click'))",
+        "{t}.dispatchEvent(new Event('click'))",
+        "{t}.dispatchEvent(new PointerEvent('click'))",
+        "const e = document.createEvent('Event'); e.initEvent('click', true, true); {t}.dispatchEvent(e)",
+        "HTMLElement.prototype.click.call({t})",
+        "HTMLAnchorElement.prototype.click.apply({t})",
+        "Reflect.apply(HTMLElement.prototype.click, {t}, [])",
+        "const c = {t}.click.bind({t}); c()",
+        "{t}['click']()",
+        "{t}['cl' + 'ick']()",
+        "{t}[`cli${'ck'}`]()",
+        "{t}[['c', 'lick'].join('')]()",
+        "const k = 'cl' + 'ick'; {t}[k]()",
+        "const k = 'kcilc'.split('').reverse().join(''); {t}[k]()",
+        "const f = {t}['dispatch' + 'Event']; f.call({t}, x)",
+        "EventTarget.prototype.dispatchEvent.call({t}, x)",
+    ];
+    let mut missed = Vec::new();
+    for t in targets {
+        for c in clicks {
+            let code = c.replace("{t}", t);
+            let page = format!("<a href=\"#\">x</a><script>{code}</script>");
+            if !navigation(&page).iter().any(|f| f.rule == "script") {
+                missed.push(code);
+            }
+        }
+    }
+    assert!(missed.is_empty(), "missed:\n{}", missed.join("\n"));
 }

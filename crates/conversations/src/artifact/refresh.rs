@@ -1,8 +1,13 @@
 //! Refresh for a pinned app (ADR 0034 §4): a chat of its own (origin
-//! `artifact`, kept out of the chat list) that can only call
-//! `artifact_update` on that one artifact, under the guard like any chat.
+//! `artifact`, kept out of the chat list) that can read the web and call
+//! `artifact_update` on that one artifact, and nothing else, under the
+//! guard like any chat: a read that would send something asks the owner.
 
 use artifacts::Artifact;
+
+/// The tools a Refresh chat may use besides `artifact_update`: reading the
+/// web for fresh data.
+pub const REFRESH_READS: &[&str] = &["web_fetch", "web_search"];
 
 /// The task the refresh chat is given.
 pub fn refresh_task(artifact: &Artifact, current: &str) -> String {

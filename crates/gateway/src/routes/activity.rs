@@ -35,7 +35,8 @@ pub async fn list(
     {
         kinds.push(ActivityKind::parse(name).ok_or_else(|| {
             ApiError::bad(format!(
-                "\"{name}\" isn't a kind of activity: command, file, page, app, question, read, skill or memory."
+                "\"{name}\" isn't a kind of activity: {}.",
+                ActivityKind::names_in_words()
             ))
         })?);
     }

@@ -159,18 +159,36 @@ pub async fn frame(
     Path((id, n)): Path<(String, u32)>,
     Query(q): Query<FrameQuery>,
 ) -> Result<Response, ApiError> {
-    let (artifact, body) = blocking(&state, move |s| {
+    let scripts = q.scripts.as_deref() == Some("1");
+    let (artifact, body, navigates) = blocking(&state, move |s| {
         let (a, text) = s.with_text(&id, n)?;
-        let body = frame::served_text(a.kind, &text);
-        Ok((a, body))
+        let navigates = a.version(n).is_some_and(|v| v.navigates);
+        let body = frame::served_text(a.kind, &text, frame::scripts_run(navigates, scripts));
+        Ok((a, body, navigates))
     })
     .await?;
-    let navigates = artifact.version(n).is_some_and(|v| v.navigates);
-    let scripts = q.scripts.as_deref() == Some("1");
     Ok(with_headers(
         StatusCode::OK,
         frame::frame_headers(artifact.kind, navigates, scripts),
         body,
+    ))
+}
+
+/// `GET /api/artifacts/mermaid-frame`: the diagram renderer, a sealed page
+/// with nothing but Mermaid's script (ADR 0034 §2). The panel keeps one
+/// hidden and sends it diagrams; it answers with SVG text, which the panel
+/// shows as an `<img>`.
+pub async fn mermaid_frame() -> Result<Response, ApiError> {
+    let Some(script) = crate::routes::web::asset_path_starting("/assets/mermaid-frame-") else {
+        return Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "The diagram renderer isn't built into this Conch: build the web pages (./web/build.sh), then Conch.",
+        ));
+    };
+    Ok(with_headers(
+        StatusCode::OK,
+        frame::diagram_headers(),
+        frame::diagram_page(script),
     ))
 }
 

@@ -19,6 +19,16 @@ fn asset(path: &str) -> Option<(&'static str, &'static [u8])> {
         .map(|(_, mime, bytes)| (*mime, *bytes))
 }
 
+/// The path of the one built file whose path starts with `prefix` (the
+/// hashed name of a script built beside the app, like the diagram
+/// renderer's).
+pub fn asset_path_starting(prefix: &str) -> Option<&'static str> {
+    ASSETS
+        .iter()
+        .find(|(p, _, _)| p.starts_with(prefix))
+        .map(|(p, _, _)| *p)
+}
+
 fn respond(mime: &'static str, bytes: &'static [u8], cache: &'static str) -> Response {
     let mut res = (StatusCode::OK, bytes).into_response();
     let h = res.headers_mut();

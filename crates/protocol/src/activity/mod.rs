@@ -21,6 +21,8 @@ pub enum ActivityKind {
     File,
     Page,
     App,
+    /// Things made beside the chat: made, updated, refreshed (ADR 0034 §5).
+    Made,
     Question,
     Read,
     Skill,
@@ -28,11 +30,12 @@ pub enum ActivityKind {
 }
 
 impl ActivityKind {
-    pub const ALL: [ActivityKind; 8] = [
+    pub const ALL: [ActivityKind; 9] = [
         ActivityKind::Command,
         ActivityKind::File,
         ActivityKind::Page,
         ActivityKind::App,
+        ActivityKind::Made,
         ActivityKind::Question,
         ActivityKind::Read,
         ActivityKind::Skill,
@@ -45,6 +48,7 @@ impl ActivityKind {
             ActivityKind::File => "file",
             ActivityKind::Page => "page",
             ActivityKind::App => "app",
+            ActivityKind::Made => "made",
             ActivityKind::Question => "question",
             ActivityKind::Read => "read",
             ActivityKind::Skill => "skill",
@@ -54,6 +58,15 @@ impl ActivityKind {
 
     pub fn parse(name: &str) -> Option<ActivityKind> {
         ActivityKind::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    /// Every kind's name, for a sentence: "command, file, … or memory".
+    pub fn names_in_words() -> String {
+        let names: Vec<&str> = ActivityKind::ALL.iter().map(|k| k.name()).collect();
+        match names.split_last() {
+            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+            None => String::new(),
+        }
     }
 }
 
@@ -266,7 +279,7 @@ impl ActivityFold {
                 format!("You stopped holding this chat to {}'s list", h.skill),
                 None,
             )],
-            Body::Artifact(a) => vec![row(ActivityKind::App, a.says(), None)],
+            Body::Artifact(a) => vec![row(ActivityKind::Made, a.says(), None)],
             _ => Vec::new(),
         }
     }

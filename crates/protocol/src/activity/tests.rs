@@ -204,7 +204,7 @@ fn every_kind_of_event() {
                 "You stopped holding this chat to quick-setup's list",
                 None
             ),
-            (15, ActivityKind::App, "Made the chart \"Sales\"", None),
+            (15, ActivityKind::Made, "Made the chart \"Sales\"", None),
         ]
     );
     // Looking around is left out; an answered question can't be answered again.
