@@ -1,4 +1,5 @@
 //! The artifact store on disk: versions kept, healing, and crashes.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches may panic: that is the test failing.
 
 use std::process::{Command, Stdio};
 

@@ -14,6 +14,7 @@
 //! Conch's own cost of working out a command's box.
 //!
 //! cargo bench -p conch --bench sealing
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches may panic: that is the test failing.
 
 use std::net::TcpListener;
 use std::path::Path;

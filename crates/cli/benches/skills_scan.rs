@@ -9,6 +9,7 @@
 //! waiting for a core inflates the first and not the second.
 //!
 //! cargo bench -p conch --bench skills_scan
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches may panic: that is the test failing.
 
 #[path = "../../skills/benches/support/corpus.rs"]
 mod corpus;

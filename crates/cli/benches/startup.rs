@@ -3,6 +3,7 @@
 //! times and prints medians.
 //!
 //! cargo bench -p conch --bench startup
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches may panic: that is the test failing.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;

@@ -4,6 +4,7 @@
 //! tool, spelled every way, while the owner answers every question "always".
 //! In every mode, no planted secret reaches the model: the chat's log
 //! (everything the model was given) holds none of them.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches may panic: that is the test failing.
 
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};

@@ -3,6 +3,7 @@
 //! (for the same step), `marks` lists each mark's source and whether it
 //! holds, `provenance` maps parts to where they came from, and `error` is a
 //! sentence replay must fail with.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches may panic: that is the test failing.
 
 use std::path::Path;
 use std::process::Command;

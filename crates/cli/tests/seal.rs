@@ -2,6 +2,7 @@
 //! hides on this computer, support probed once and remembered, and a
 //! download through an interpreter marking the chat with the host it
 //! reached (in a network of the test's own).
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches may panic: that is the test failing.
 
 use std::path::Path;
 use std::process::{Command, Output};

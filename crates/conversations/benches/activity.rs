@@ -3,6 +3,7 @@
 //! after (medians), and the memory the index costs.
 //!
 //! cargo bench -p conversations --bench activity
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches may panic: that is the test failing.
 
 use std::io::Write;
 use std::time::Instant;

@@ -2,6 +2,7 @@
 //! commit, on one chat (16 writers at once) and on 100 chats at once (one
 //! writer each). Every append waits for its acknowledgement, as the turn
 //! loop does.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches may panic: that is the test failing.
 
 use std::time::{Duration, Instant};
 

@@ -7,6 +7,7 @@
 //! later reviews read a longer log).
 //!
 //! cargo bench -p conversations --bench review
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches may panic: that is the test failing.
 
 use std::time::Duration;
 

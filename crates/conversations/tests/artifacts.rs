@@ -1,6 +1,7 @@
 //! Artifacts in chats: made and updated by tool calls (the mock engine's
 //! one of each kind), by fenced blocks, and by a pinned app's Refresh,
 //! which can do nothing else.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches may panic: that is the test failing.
 
 use std::sync::Arc;
 use std::time::Duration;

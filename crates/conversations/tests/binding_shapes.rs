@@ -5,6 +5,7 @@
 //! yes, and the changed file doesn't run without a new question
 //! (`bind.changed`). A command that can't be pinned down is approved this
 //! once, with no "always" offered.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches may panic: that is the test failing.
 
 use std::path::PathBuf;
 use std::sync::Arc;

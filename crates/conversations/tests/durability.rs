@@ -5,6 +5,7 @@
 //!
 //! The child is this same test binary, run again with `CONCH_DURABILITY_CHILD`
 //! set, so no helper program has to be built.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches may panic: that is the test failing.
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -107,6 +108,8 @@ fn acknowledged_events_survive_sigkill_200_times() {
         while start.elapsed() < wait {
             std::thread::sleep(Duration::from_micros(500));
         }
+        // SAFETY: kill takes plain integers; the child is ours and not yet
+        // waited for, so its pid can't have been reused.
         unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
         let _ = child.wait();
         let acked = reader.join().unwrap();

@@ -1,5 +1,6 @@
 //! Helpers: holds and marks flow down when a helper starts, and what it used
 //! and read flows back up with its result; what it was handed doesn't.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches may panic: that is the test failing.
 
 use std::path::Path;
 use std::sync::Arc;

@@ -3,6 +3,7 @@
 //! the real ones do at the gate: a hook asks `quick` before each call, and
 //! on "ask" the engine's permission channel asks `ask`, whose answer is
 //! final. The real binaries are driven in the engines' own tests.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches may panic: that is the test failing.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

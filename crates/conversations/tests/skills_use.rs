@@ -1,6 +1,7 @@
 //! Using skills in a chat: `/name` typed by the owner and the `use_skill`
 //! tool bring the instructions in and write `skill.used` with the skill's
 //! permission list as it was then; a skill that is off is refused.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches may panic: that is the test failing.
 
 use std::path::Path;
 use std::sync::Arc;

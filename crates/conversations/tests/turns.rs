@@ -1,4 +1,5 @@
 //! Turns through the real log, with the scripted and mock engines.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches may panic: that is the test failing.
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -3,6 +3,7 @@
 //! latency.
 //!
 //! cargo bench -p gateway --bench frame
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches may panic: that is the test failing.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -1,6 +1,7 @@
 //! Artifacts over HTTP: the frame route's headers byte for byte, per kind
 //! and with and without scripts=1; the checks every /api route passes;
 //! the other routes.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches may panic: that is the test failing.
 
 mod common;
 

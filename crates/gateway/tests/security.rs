@@ -1,6 +1,7 @@
 //! Settings → Safety over HTTP: turning a preference off needs a person
 //! with a recent password, refused by the server; on needs nothing; the
 //! checkup shows it.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches may panic: that is the test failing.
 
 mod common;
 

@@ -4,6 +4,7 @@
 //! that home, and a Conch folder, and runs commands sealed. Some checks need
 //! system calls a shell can't make (a unix socket, io_uring, TIOCSTI): for
 //! those this test binary runs itself inside the box as a probe.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches may panic: that is the test failing.
 
 use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
@@ -25,6 +26,8 @@ fn probe() {
     let Ok(what) = std::env::var(PROBE) else {
         return;
     };
+    // SAFETY: each call takes plain integers and returns a descriptor or
+    // -1; nothing of ours is read or written.
     let result = unsafe {
         match what.as_str() {
             "socket-unix" => libc::socket(libc::AF_UNIX, libc::SOCK_STREAM, 0),
@@ -192,6 +195,8 @@ fn tiocsti_into_the_terminal_fails() {
     let w = world();
     // A terminal that is the box's parent's controlling terminal.
     let (mut master, mut slave) = (0, 0);
+    // SAFETY: openpty writes the two descriptors into the two integers we
+    // own; the name, termios and window-size pointers are null.
     let made = unsafe {
         libc::openpty(
             &mut master,
@@ -214,6 +219,8 @@ fn tiocsti_into_the_terminal_fails() {
         )
         .unwrap();
     let (mut cmd, pending) = sealed.std_command().unwrap();
+    // SAFETY: the closure runs in the child between fork and exec and only
+    // calls setsid and ioctl, which are async-signal-safe.
     unsafe {
         cmd.pre_exec(move || {
             libc::setsid();
@@ -236,6 +243,7 @@ fn tiocsti_into_the_terminal_fails() {
         "{said}{}",
         text(&out.stderr)
     );
+    // SAFETY: both descriptors are ours, opened above, and closed once.
     unsafe {
         libc::close(master);
         libc::close(slave);

@@ -3,6 +3,7 @@
 //! by XDG and other variables included), secrets in the environment, and a
 //! command that looks everywhere. None of it is readable or visible in the
 //! box, and none of those places can be made while it runs.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches may panic: that is the test failing.
 
 use std::path::{Path, PathBuf};
 

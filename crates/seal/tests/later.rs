@@ -2,6 +2,7 @@
 //! and the caches installs and builds use still take what they fetch: a
 //! real `npm install` and a real `cargo fetch`, from registries this test
 //! serves on 127.0.0.1.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches may panic: that is the test failing.
 
 use std::collections::HashMap;
 use std::io::{Read, Write};

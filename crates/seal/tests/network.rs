@@ -7,6 +7,7 @@
 //! on the namespace's own loopback device, which is all it has. The box
 //! runs with exactly the rules it has everywhere: no setting counts
 //! loopback as the network for the test's sake.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches may panic: that is the test failing.
 
 use std::io::{Read, Write};
 use std::net::TcpListener;

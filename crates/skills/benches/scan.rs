@@ -10,6 +10,7 @@
 //! corpus size is `SCAN_CORPUS` (default 500 skills).
 //!
 //! cargo bench -p skills --bench scan
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches may panic: that is the test failing.
 
 #[path = "support/corpus.rs"]
 mod corpus;

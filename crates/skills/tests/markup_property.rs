@@ -3,6 +3,7 @@
 //! or blank lines never turns it into a miss (nor makes it milder). Every
 //! danger and caution row of every rule's table is re-spelled many times by
 //! a small seeded generator; a failure prints the spelling that got through.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches may panic: that is the test failing.
 
 use skills::scan::{rules::RULES, units::UNITS};
 use skills::{scan_text, Severity};

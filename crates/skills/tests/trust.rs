@@ -1,5 +1,6 @@
 //! Turning skills on: a dangerous one only with the reviewed fingerprint,
 //! another app's one pinned, and off again when a byte changes.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches may panic: that is the test failing.
 
 use std::path::Path;
 

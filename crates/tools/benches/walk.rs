@@ -9,6 +9,7 @@
 //!
 //! Run: `cargo bench -p tools --bench walk`. The tree is made once under
 //! the target folder and reused.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches may panic: that is the test failing.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

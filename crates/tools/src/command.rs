@@ -98,6 +98,8 @@ async fn drain(mut stream: impl AsyncRead + Unpin, max: usize) -> Capture {
 fn kill_group(pgid: u32) {
     // The group id is the child's pid (process_group(0)); killing the group
     // reaches everything it started that stayed in it.
+    // SAFETY: killpg takes plain integers and touches no memory of ours; a
+    // group that is already gone only makes it return an error.
     unsafe {
         libc::killpg(pgid as libc::pid_t, libc::SIGKILL);
     }

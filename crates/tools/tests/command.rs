@@ -1,5 +1,6 @@
 //! run_command for real: exit codes, output limits, the timeout and Stop,
 //! and nothing left running afterwards.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches may panic: that is the test failing.
 
 use std::time::{Duration, Instant};
 

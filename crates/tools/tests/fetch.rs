@@ -1,4 +1,5 @@
 //! web_fetch against a real HTTP server on 127.0.0.1.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches may panic: that is the test failing.
 
 use std::time::Duration;
 

@@ -2,6 +2,7 @@
 //! entry of the guard's shared list (prefix entries and places moved by
 //! variables included). No tool reads one, however the path is spelled or
 //! wherever a walk starts, and every walk says what it left out.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches may panic: that is the test failing.
 
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};

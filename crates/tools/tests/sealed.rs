@@ -1,5 +1,6 @@
 //! run_command in the box: keys out of reach, and nothing left running
 //! after a timeout, a Stop, or the end.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches may panic: that is the test failing.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

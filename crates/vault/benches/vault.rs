@@ -4,6 +4,7 @@
 //! D-Bus session, when installed).
 //!
 //! cargo bench -p vault --bench vault
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches may panic: that is the test failing.
 
 use std::process::Command;
 use std::time::Instant;

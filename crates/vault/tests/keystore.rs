@@ -8,6 +8,7 @@
 //! that locks its keyring can't disturb another. Without dbus-run-session
 //! and gnome-keyring-daemon these tests skip, unless
 //! `CONCH_TEST_SECRET_SERVICE=1` (as `./run-tests` sets): then they fail.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches may panic: that is the test failing.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
