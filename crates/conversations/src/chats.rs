@@ -52,6 +52,8 @@ pub struct GuardConfig {
     pub switches: Option<Arc<crate::safety::Switches>>,
     /// Auto mode's reviewer.
     pub review: crate::auto_review::ReviewConfig,
+    /// The person's home folder, resolved: a chat can't work above it.
+    pub owner_home: Option<PathBuf>,
 }
 
 impl Default for GuardConfig {
@@ -62,6 +64,7 @@ impl Default for GuardConfig {
             owner_name: "the owner".to_owned(),
             switches: None,
             review: Default::default(),
+            owner_home: None,
         }
     }
 }
@@ -75,6 +78,12 @@ impl GuardConfig {
             owner_name: "the owner".to_owned(),
             switches: None,
             review: Default::default(),
+            owner_home: std::env::var_os("HOME")
+                .filter(|h| !h.is_empty())
+                .map(|h| {
+                    let h = PathBuf::from(h);
+                    h.canonicalize().unwrap_or(h)
+                }),
         }
     }
 }
@@ -91,6 +100,9 @@ pub struct Chats {
     artifacts: artifacts::Store,
     activity: Arc<crate::activity::Activity>,
     switches: Arc<crate::safety::Switches>,
+    /// What a work folder may not be: the guard's protected places, with
+    /// this Chats' own home among them whatever the configuration says.
+    work_rule: guard::Protected,
 }
 
 /// What a new chat starts with.
@@ -126,9 +138,34 @@ impl Chats {
         home: Home,
         engine: Arc<dyn Engine>,
         tools: Arc<dyn ToolBox>,
-        config: ChatsConfig,
+        mut config: ChatsConfig,
     ) -> Arc<Chats> {
+        let work_rule = {
+            let mut rule = config.guard.protected.clone();
+            let root = home.root().to_string_lossy().into_owned();
+            if !rule.conch_home.contains(&root) {
+                rule.conch_home.push(root);
+            }
+            rule
+        };
+        // Started in a folder no chat may work in (`/`, say, under a
+        // service manager): new chats work in the person's home instead.
+        let owner_home = config.guard.owner_home.clone();
+        if let Err(ChatError::WorkRefused(sentence)) =
+            check_work(&config.default_work, &work_rule, owner_home.as_deref())
+        {
+            if let Some(home) = owner_home
+                .filter(|h| check_work(h, &work_rule, Some(h)).is_ok())
+            {
+                crate::warn(&format!(
+                    "{sentence} New chats work in {} instead, unless they're given a folder.",
+                    home.display()
+                ));
+                config.default_work = home;
+            }
+        }
         Arc::new_cyclic(|me| Chats {
+            work_rule,
             me: me.clone(),
             artifacts: artifacts::Store::new(&home.root().join("artifacts")),
             activity: Arc::new(crate::activity::Activity::new(&home.chats_dir())),
@@ -158,6 +195,16 @@ impl Chats {
         })
     }
 
+    /// Why `path` can't be a chat's work folder, as a sentence; `None` when
+    /// it can. The path is resolved (links, `..`) before the rule reads it.
+    pub fn work_refusal(&self, path: &Path) -> Option<String> {
+        self.check_work(path).err().map(|e| e.to_string())
+    }
+
+    fn check_work(&self, path: &Path) -> Result<PathBuf, ChatError> {
+        check_work(path, &self.work_rule, self.config.guard.owner_home.as_deref())
+    }
+
     pub fn home(&self) -> &Home {
         &self.home
     }
@@ -172,8 +219,8 @@ impl Chats {
 
     pub async fn create(&self, new: NewChat) -> Result<Arc<Chat>, ChatError> {
         let work = match new.work {
-            Some(text) => check_work(Path::new(&text))?,
-            None => check_work(&self.config.default_work)?,
+            Some(text) => self.check_work(Path::new(&text))?,
+            None => self.check_work(&self.config.default_work)?,
         };
         let id = ids::chat_id();
         let dir = self.home.chat_dir(&id);
@@ -386,7 +433,12 @@ fn peek(path: &Path) -> (ChatView, Option<String>) {
     (view, first_at)
 }
 
-fn check_work(path: &Path) -> Result<PathBuf, ChatError> {
+/// The work folder `path`, resolved, or why a chat can't work there.
+fn check_work(
+    path: &Path,
+    rule: &guard::Protected,
+    owner_home: Option<&Path>,
+) -> Result<PathBuf, ChatError> {
     let bad = |why| ChatError::Work {
         path: path.to_path_buf(),
         why,
@@ -398,5 +450,9 @@ fn check_work(path: &Path) -> Result<PathBuf, ChatError> {
     if !resolved.is_dir() {
         return Err(bad("isn't a folder"));
     }
-    Ok(resolved)
+    let owner_home = owner_home.map(|h| h.to_string_lossy().into_owned());
+    match guard::work_folder_refusal(&resolved.to_string_lossy(), rule, owner_home.as_deref()) {
+        Some(sentence) => Err(ChatError::WorkRefused(sentence)),
+        None => Ok(resolved),
+    }
 }

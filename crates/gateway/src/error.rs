@@ -40,6 +40,7 @@ impl From<ChatError> for ApiError {
         let status = match &e {
             ChatError::NotFound(_) => StatusCode::NOT_FOUND,
             ChatError::Work { .. } | ChatError::EmptyMessage => StatusCode::BAD_REQUEST,
+            ChatError::WorkRefused(_) => StatusCode::FORBIDDEN,
             ChatError::MessageTooLong { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             ChatError::NotWaiting(_) => StatusCode::CONFLICT,
             ChatError::Skill(_) | ChatError::TurnRunning => StatusCode::CONFLICT,
