@@ -5,6 +5,7 @@ mod chat;
 mod doctor;
 mod keys;
 mod listen;
+mod open_files;
 mod providers;
 mod replay;
 mod seal_cmd;

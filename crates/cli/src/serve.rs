@@ -111,7 +111,11 @@ async fn serve(
     // look at the page.
     let activity = chats.activity().clone();
     std::thread::spawn(move || activity.build());
-    let state = AppState::new(chats, AllowedHosts::new(names)).listening_on(addr);
+    let limits = limits(settings.gateway.clone().unwrap_or_default())
+        .fit_open_files(crate::open_files::raise());
+    let state = AppState::new(chats, AllowedHosts::new(names))
+        .listening_on(addr)
+        .with_limits(limits);
 
     let url = format!("http://{addr}");
     let mut out = std::io::stdout().lock();
@@ -135,7 +139,7 @@ async fn serve(
 
     let stop = Arc::new(tokio::sync::Notify::new());
     let signalled = stop.clone();
-    let server = axum::serve(listener, gateway::router(state)).with_graceful_shutdown(async move {
+    let server = gateway::serve(listener, state, async move {
         shutdown_signal().await;
         signalled.notify_waiters();
     });
@@ -150,6 +154,20 @@ async fn serve(
         () = grace => {}
     }
     Ok(())
+}
+
+/// The gateway's limits: each setting given, else its default.
+fn limits(set: conversations::settings::GatewayLimits) -> gateway::Limits {
+    let d = gateway::Limits::default();
+    // Zero would cut off every request; a second is the least.
+    let secs = |v: Option<u64>, d: Duration| v.map_or(d, |s| Duration::from_secs(s.max(1)));
+    gateway::Limits {
+        header: secs(set.header_timeout_secs, d.header),
+        body: secs(set.body_timeout_secs, d.body),
+        request: secs(set.request_timeout_secs, d.request),
+        max_connections: set.max_connections.unwrap_or(d.max_connections),
+        loopback_reserve: set.loopback_reserve.unwrap_or(d.loopback_reserve),
+    }
 }
 
 /// Sealing for commands, when it's on and this computer can; and the line

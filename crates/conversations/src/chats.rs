@@ -78,12 +78,10 @@ impl GuardConfig {
             owner_name: "the owner".to_owned(),
             switches: None,
             review: Default::default(),
-            owner_home: std::env::var_os("HOME")
-                .filter(|h| !h.is_empty())
-                .map(|h| {
-                    let h = PathBuf::from(h);
-                    h.canonicalize().unwrap_or(h)
-                }),
+            owner_home: std::env::var_os("HOME").filter(|h| !h.is_empty()).map(|h| {
+                let h = PathBuf::from(h);
+                h.canonicalize().unwrap_or(h)
+            }),
         }
     }
 }
@@ -154,9 +152,7 @@ impl Chats {
         if let Err(ChatError::WorkRefused(sentence)) =
             check_work(&config.default_work, &work_rule, owner_home.as_deref())
         {
-            if let Some(home) = owner_home
-                .filter(|h| check_work(h, &work_rule, Some(h)).is_ok())
-            {
+            if let Some(home) = owner_home.filter(|h| check_work(h, &work_rule, Some(h)).is_ok()) {
                 crate::warn(&format!(
                     "{sentence} New chats work in {} instead, unless they're given a folder.",
                     home.display()
@@ -202,7 +198,11 @@ impl Chats {
     }
 
     fn check_work(&self, path: &Path) -> Result<PathBuf, ChatError> {
-        check_work(path, &self.work_rule, self.config.guard.owner_home.as_deref())
+        check_work(
+            path,
+            &self.work_rule,
+            self.config.guard.owner_home.as_deref(),
+        )
     }
 
     pub fn home(&self) -> &Home {

@@ -119,6 +119,16 @@ pub async fn check_request(
         }
     }
     let mut response = next.run(request).await;
+    // The whole-request timeout (tower-http's) answers with a bare status.
+    if response.status() == StatusCode::REQUEST_TIMEOUT
+        && !response.headers().contains_key(header::CONTENT_TYPE)
+    {
+        response = ApiError::new(
+            StatusCode::REQUEST_TIMEOUT,
+            "The request took too long to arrive or to answer. Send it again.",
+        )
+        .into_response();
+    }
     // A route that set its own (the artifact frame allows SAMEORIGIN)
     // keeps it; everything else gets the strict default.
     let headers = response.headers_mut();

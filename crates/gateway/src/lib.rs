@@ -7,15 +7,18 @@ pub mod checks;
 mod error;
 mod json_body;
 mod routes;
+pub mod serve;
 mod state;
 
 use axum::extract::DefaultBodyLimit;
 use axum::http::{Method, StatusCode, Uri};
 use axum::routing::{delete, get, post};
 use axum::{middleware, Router};
+use tower_http::timeout::TimeoutLayer;
 
 pub use checks::AllowedHosts;
 pub use error::ApiError;
+pub use serve::{serve, Limits};
 pub use state::AppState;
 
 /// The largest request body the API takes.
@@ -114,6 +117,10 @@ pub fn router(state: AppState) -> Router {
         .merge(open)
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(TimeoutLayer::with_status_code(
+            StatusCode::REQUEST_TIMEOUT,
+            state.limits.request,
+        ))
         .layer(middleware::from_fn_with_state(
             state.clone(),
             checks::check_request,

@@ -70,7 +70,10 @@ mod tests {
     fn the_whole_computer() {
         for root in ["/", "//", "///"] {
             let says = refusal(root, &usual(), Some(HOME)).unwrap();
-            assert!(says.starts_with("The work folder / is the whole computer"), "{says}");
+            assert!(
+                says.starts_with("The work folder / is the whole computer"),
+                "{says}"
+            );
         }
         // Without a home folder known, `/` is still refused.
         assert!(refusal("/", &Protected::default(), None).is_some());
@@ -96,7 +99,10 @@ mod tests {
             let says = refusal(folder, &usual(), Some(HOME)).unwrap();
             assert!(says.contains("Conch's own folder"), "{folder}: {says}");
         }
-        assert!(!refused("/home/ada/.conch-notes"), "a longer name is another folder");
+        assert!(
+            !refused("/home/ada/.conch-notes"),
+            "a longer name is another folder"
+        );
     }
 
     #[test]
@@ -104,8 +110,7 @@ mod tests {
         // Every place of the shared list that is a folder under the home,
         // and a folder inside each.
         for place in KEY_PLACES {
-            if place.path.is_empty() || place.path.contains('*') || place.path.ends_with(".json")
-            {
+            if place.path.is_empty() || place.path.contains('*') || place.path.ends_with(".json") {
                 continue;
             }
             let base = match place.root {
@@ -114,7 +119,11 @@ mod tests {
                 Root::Data => format!("{HOME}/.local/share/{}", place.path),
                 Root::Runtime | Root::Var(_) => continue,
             };
-            for folder in [base.clone(), format!("{base}/"), format!("{base}/inner/deeper")] {
+            for folder in [
+                base.clone(),
+                format!("{base}/"),
+                format!("{base}/inner/deeper"),
+            ] {
                 let says = refusal(&folder, &usual(), Some(HOME))
                     .unwrap_or_else(|| panic!("{folder} should be refused"));
                 assert!(says.contains(place.what), "{folder}: {says}");
