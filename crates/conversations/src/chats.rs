@@ -97,6 +97,7 @@ pub struct Chats {
     me: std::sync::Weak<Chats>,
     artifacts: artifacts::Store,
     activity: Arc<crate::activity::Activity>,
+    security: Arc<crate::security::SecurityLog>,
     switches: Arc<crate::safety::Switches>,
     /// What a work folder may not be: the guard's protected places, with
     /// this Chats' own home among them whatever the configuration says.
@@ -160,11 +161,18 @@ impl Chats {
                 config.default_work = home;
             }
         }
+        let activity = Arc::new(crate::activity::Activity::new(&home.chats_dir()));
+        let security = Arc::new(crate::security::SecurityLog::new(home.root()));
+        {
+            let activity = activity.clone();
+            security.observe(Box::new(move |attempt| activity.observe_security(attempt)));
+        }
         Arc::new_cyclic(|me| Chats {
             work_rule,
+            activity,
+            security,
             me: me.clone(),
             artifacts: artifacts::Store::new(&home.root().join("artifacts")),
-            activity: Arc::new(crate::activity::Activity::new(&home.chats_dir())),
             switches: {
                 let switches = config.guard.switches.clone().unwrap_or_else(|| {
                     Arc::new(crate::safety::Switches::new(&crate::settings::Safety {
@@ -301,6 +309,11 @@ impl Chats {
     /// Safety, as it is now.
     pub fn switches(&self) -> &Arc<crate::safety::Switches> {
         &self.switches
+    }
+
+    /// Failed tries to get in (the gateway writes them).
+    pub fn security(&self) -> &Arc<crate::security::SecurityLog> {
+        &self.security
     }
 
     /// Activity across every chat.

@@ -55,6 +55,10 @@ pub fn router(state: AppState) -> Router {
         )
         .route("/api/security", get(routes::security::checkup))
         .route("/api/session/confirm", post(routes::session::confirm))
+        .route(
+            "/api/sessions",
+            delete(routes::session::sign_out_everywhere),
+        )
         .route("/api/artifacts", get(routes::artifacts::list))
         .route(
             "/api/artifacts/{id}",

@@ -23,9 +23,10 @@ pub struct Inner {
 impl AppState {
     pub fn new(chats: Arc<Chats>, hosts: AllowedHosts) -> AppState {
         let home = chats.home().root().to_path_buf();
+        let security = chats.security().clone();
         AppState(Arc::new(Inner {
             chats,
-            auth: Auth::new(home),
+            auth: Auth::new(home, security),
             hosts,
             listening: None,
             limits: crate::serve::Limits::default(),

@@ -3,6 +3,8 @@ use std::path::{Path, PathBuf};
 use std::sync::RwLock;
 
 use protocol::{ActivityChange, ActivityFold, ActivityKind, ActivityRow, Body, Event, Speaker};
+
+use crate::security::{Attempt, SpellChange, SpellFold};
 use serde::Serialize;
 
 /// A row's place in time: newest first is this order, reversed. Two events
@@ -28,7 +30,13 @@ struct Inner {
     all: BTreeSet<Cursor>,
     by_kind: HashMap<ActivityKind, BTreeSet<Cursor>>,
     totals: Totals,
+    /// Tries to get in (`security.jsonl`), shown as the pseudo-chat
+    /// `security`.
+    security: SpellFold,
 }
+
+/// The id rows from `security.jsonl` are listed under.
+pub const SECURITY_CHAT: &str = "security";
 
 /// One row as a page shows it.
 #[derive(Debug, Clone, Serialize)]
@@ -98,6 +106,51 @@ impl Cursor {
 }
 
 impl Inner {
+    fn new() -> Inner {
+        Inner {
+            chats: Vec::new(),
+            by_id: HashMap::new(),
+            rows: HashMap::new(),
+            all: BTreeSet::new(),
+            by_kind: HashMap::new(),
+            totals: Totals::default(),
+            security: SpellFold::default(),
+        }
+    }
+
+    /// Adds a row, or puts it where it now belongs when it was there.
+    fn put(&mut self, chat: u32, row: ActivityRow) {
+        let cursor = Cursor {
+            at_ms: protocol::parse_rfc3339(&row.at).unwrap_or(0),
+            chat,
+            seq: row.seq,
+        };
+        if let Some((was, _)) = self.rows.get(&(chat, row.seq)) {
+            let was = *was;
+            self.all.remove(&was);
+            for set in self.by_kind.values_mut() {
+                set.remove(&was);
+            }
+        }
+        self.all.insert(cursor);
+        self.by_kind.entry(row.kind).or_default().insert(cursor);
+        self.rows.insert((chat, row.seq), (cursor, row));
+    }
+
+    fn apply_security(&mut self, attempt: &Attempt) {
+        let Some(change) = self.security.apply(attempt) else {
+            return;
+        };
+        let chat = self.chat_index(SECURITY_CHAT);
+        if let Some(c) = self.chats.get_mut(chat as usize) {
+            c.title.get_or_insert_with(|| "Signing in".to_owned());
+        }
+        let spell = match change {
+            SpellChange::New(spell) | SpellChange::Grew { spell, .. } => spell,
+        };
+        self.put(chat, spell.row());
+    }
+
     fn chat_index(&mut self, id: &str) -> u32 {
         if let Some(i) = self.by_id.get(id) {
             return *i;
@@ -139,16 +192,7 @@ impl Inner {
         }
         for change in c.fold.apply(event) {
             match change {
-                ActivityChange::New(row) => {
-                    let cursor = Cursor {
-                        at_ms: protocol::parse_rfc3339(&row.at).unwrap_or(0),
-                        chat,
-                        seq: row.seq,
-                    };
-                    self.all.insert(cursor);
-                    self.by_kind.entry(row.kind).or_default().insert(cursor);
-                    self.rows.insert((chat, row.seq), (cursor, row));
-                }
+                ActivityChange::New(row) => self.put(chat, row),
                 ActivityChange::State { seq, state, ask } => {
                     if let Some((_, row)) = self.rows.get_mut(&(chat, seq)) {
                         row.state = Some(state);
@@ -163,6 +207,7 @@ impl Inner {
 /// The Activity index for one home.
 pub struct Activity {
     chats_dir: PathBuf,
+    security: PathBuf,
     inner: RwLock<Option<Inner>>,
 }
 
@@ -177,6 +222,10 @@ impl Activity {
     pub fn new(chats_dir: &Path) -> Activity {
         Activity {
             chats_dir: chats_dir.to_path_buf(),
+            security: chats_dir
+                .parent()
+                .unwrap_or(chats_dir)
+                .join(crate::security::SECURITY_FILE),
             inner: RwLock::new(None),
         }
     }
@@ -195,14 +244,7 @@ impl Activity {
         if guard.is_some() {
             return;
         }
-        let mut inner = Inner {
-            chats: Vec::new(),
-            by_id: HashMap::new(),
-            rows: HashMap::new(),
-            all: BTreeSet::new(),
-            by_kind: HashMap::new(),
-            totals: Totals::default(),
-        };
+        let mut inner = Inner::new();
         let mut dirs: Vec<_> = std::fs::read_dir(&self.chats_dir)
             .into_iter()
             .flatten()
@@ -216,7 +258,18 @@ impl Activity {
             let path = self.chats_dir.join(&id).join(crate::log::LOG_FILE);
             read_log(&path, |e| inner.apply(chat, e));
         }
+        for attempt in crate::security::read(&self.security) {
+            inner.apply_security(&attempt);
+        }
         *guard = Some(inner);
+    }
+
+    /// A failed try to get in was written to `security.jsonl`.
+    pub fn observe_security(&self, attempt: &Attempt) {
+        let mut guard = self.inner.write().unwrap_or_else(|p| p.into_inner());
+        if let Some(inner) = guard.as_mut() {
+            inner.apply_security(attempt);
+        }
     }
 
     /// An event was committed to `chat`'s log. Before the index is built it

@@ -25,10 +25,13 @@ pub enum ActivityKind {
     Read,
     Skill,
     Memory,
+    /// Someone trying passwords or setup links (not a chat's: the home's
+    /// `security.jsonl`).
+    Security,
 }
 
 impl ActivityKind {
-    pub const ALL: [ActivityKind; 8] = [
+    pub const ALL: [ActivityKind; 9] = [
         ActivityKind::Command,
         ActivityKind::File,
         ActivityKind::Page,
@@ -37,6 +40,7 @@ impl ActivityKind {
         ActivityKind::Read,
         ActivityKind::Skill,
         ActivityKind::Memory,
+        ActivityKind::Security,
     ];
 
     pub fn name(self) -> &'static str {
@@ -49,6 +53,7 @@ impl ActivityKind {
             ActivityKind::Read => "read",
             ActivityKind::Skill => "skill",
             ActivityKind::Memory => "memory",
+            ActivityKind::Security => "security",
         }
     }
 
