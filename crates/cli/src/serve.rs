@@ -223,7 +223,15 @@ fn pick_seal(home: &Home, settings: &Settings) -> (Option<Arc<seal::Sealed>>, St
 fn pick_engine(home: &Home, settings: &Settings) -> Result<(Arc<dyn Engine>, String), Failure> {
     let Some(chosen) = settings.provider() else {
         let line = "No provider is configured, so Conch answers with its built-in mock engine (no model, no network).";
-        return Ok((Arc::new(MockEngine::default()), line.to_owned()));
+        // Benchmarks and tests set how fast the mock streams its words.
+        let engine = match std::env::var("CONCH_MOCK_PACE_MS")
+            .ok()
+            .and_then(|ms| ms.trim().parse::<u64>().ok())
+        {
+            Some(ms) => MockEngine::new(Duration::from_millis(ms)),
+            None => MockEngine::default(),
+        };
+        return Ok((Arc::new(engine), line.to_owned()));
     };
     let secrets = Secrets::load(&settings.vault(home.root()))?;
     let provider = Provider {

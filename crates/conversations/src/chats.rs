@@ -93,6 +93,8 @@ pub struct Chats {
     config: ChatsConfig,
     policies: Arc<guard::Settings>,
     open: Mutex<HashMap<String, Arc<Chat>>>,
+    /// Chats being opened now, one lock each.
+    opening: Mutex<HashMap<String, Arc<Mutex<()>>>>,
     /// Itself, for chats that start helpers.
     me: std::sync::Weak<Chats>,
     artifacts: artifacts::Store,
@@ -196,6 +198,7 @@ impl Chats {
             }),
             config,
             open: Mutex::new(HashMap::new()),
+            opening: Mutex::new(HashMap::new()),
         })
     }
 
@@ -254,8 +257,19 @@ impl Chats {
         if !ids::is_valid_id(id) {
             return Err(ChatError::NotFound(id.chars().take(64).collect()));
         }
-        let mut open = self.lock_open();
-        if let Some(chat) = open.get(id) {
+        if let Some(chat) = self.lock_open().get(id) {
+            return Ok(chat.clone());
+        }
+        // Opening reads the whole log: one opener per chat, and other chats
+        // aren't held up meanwhile.
+        let opening = self
+            .lock_opening()
+            .entry(id.to_owned())
+            .or_default()
+            .clone();
+        let _one_opener = opening.lock().unwrap_or_else(|p| p.into_inner());
+        let _done = Opened { chats: self, id };
+        if let Some(chat) = self.lock_open().get(id) {
             return Ok(chat.clone());
         }
         let dir = self.home.chat_dir(id);
@@ -288,8 +302,12 @@ impl Chats {
             }))?;
         }
         let chat = Arc::new(Chat::new(id.to_owned(), work, log, self.shared()));
-        open.insert(id.to_owned(), chat.clone());
+        self.lock_open().insert(id.to_owned(), chat.clone());
         Ok(chat)
+    }
+
+    fn lock_opening(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Mutex<()>>>> {
+        self.opening.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     fn shared(&self) -> crate::chat::Shared {
@@ -426,6 +444,18 @@ impl Chats {
 
     fn lock_open(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Chat>>> {
         self.open.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// Forgets a chat's opening lock once its opener is done, however it ends.
+struct Opened<'a> {
+    chats: &'a Chats,
+    id: &'a str,
+}
+
+impl Drop for Opened<'_> {
+    fn drop(&mut self) {
+        self.chats.lock_opening().remove(self.id);
     }
 }
 

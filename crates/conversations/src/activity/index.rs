@@ -204,10 +204,20 @@ impl Inner {
     }
 }
 
+/// Something committed while the index was being built.
+enum Late {
+    Event(String, Event),
+    Attempt(Attempt),
+}
+
 /// The Activity index for one home.
 pub struct Activity {
     chats_dir: PathBuf,
     security: PathBuf,
+    /// One build at a time.
+    building: std::sync::Mutex<()>,
+    /// While a build reads the files: what was committed meanwhile.
+    pending: std::sync::Mutex<Option<Vec<Late>>>,
     inner: RwLock<Option<Inner>>,
 }
 
@@ -226,24 +236,24 @@ impl Activity {
                 .parent()
                 .unwrap_or(chats_dir)
                 .join(crate::security::SECURITY_FILE),
+            building: std::sync::Mutex::new(()),
+            pending: std::sync::Mutex::new(None),
             inner: RwLock::new(None),
         }
     }
 
-    /// Reads every chat's log, unless that was done already.
+    /// Reads every chat's log, unless that was done already. The index
+    /// isn't locked while the logs are read: appends go on meanwhile (their
+    /// events wait in `pending`), so a slow start-up never holds up a chat.
     pub fn build(&self) {
-        if self
-            .inner
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .is_some()
-        {
+        if self.is_built() {
             return;
         }
-        let mut guard = self.inner.write().unwrap_or_else(|p| p.into_inner());
-        if guard.is_some() {
+        let _one_builder = self.building.lock().unwrap_or_else(|p| p.into_inner());
+        if self.is_built() {
             return;
         }
+        *self.lock_pending() = Some(Vec::new());
         let mut inner = Inner::new();
         let mut dirs: Vec<_> = std::fs::read_dir(&self.chats_dir)
             .into_iter()
@@ -261,25 +271,64 @@ impl Activity {
         for attempt in crate::security::read(&self.security) {
             inner.apply_security(&attempt);
         }
+        // What was committed while the files were read; anything read
+        // already is dropped by its `seq`.
+        let mut guard = self.inner.write().unwrap_or_else(|p| p.into_inner());
+        for late in self.lock_pending().take().unwrap_or_default() {
+            match late {
+                Late::Event(chat, event) => {
+                    let i = inner.chat_index(&chat);
+                    inner.apply(i, &event);
+                }
+                Late::Attempt(attempt) => inner.apply_security(&attempt),
+            }
+        }
         *guard = Some(inner);
+    }
+
+    fn is_built(&self) -> bool {
+        self.inner
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_some()
+    }
+
+    fn lock_pending(&self) -> std::sync::MutexGuard<'_, Option<Vec<Late>>> {
+        self.pending.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Applies what was committed to the index; while a build reads the
+    /// files, keeps it for the build; before any build, leaves it to the
+    /// build to come (which reads it from its file).
+    fn take_in(&self, apply: impl FnOnce(&mut Inner), late: impl FnOnce() -> Late) {
+        let mut guard = self.inner.write().unwrap_or_else(|p| p.into_inner());
+        match guard.as_mut() {
+            Some(inner) => apply(inner),
+            None => {
+                if let Some(pending) = self.lock_pending().as_mut() {
+                    pending.push(late());
+                }
+            }
+        }
     }
 
     /// A failed try to get in was written to `security.jsonl`.
     pub fn observe_security(&self, attempt: &Attempt) {
-        let mut guard = self.inner.write().unwrap_or_else(|p| p.into_inner());
-        if let Some(inner) = guard.as_mut() {
-            inner.apply_security(attempt);
-        }
+        self.take_in(
+            |inner| inner.apply_security(attempt),
+            || Late::Attempt(attempt.clone()),
+        );
     }
 
-    /// An event was committed to `chat`'s log. Before the index is built it
-    /// is left for the build to read from the file, where it already is.
+    /// An event was committed to `chat`'s log.
     pub fn observe(&self, chat: &str, event: &Event) {
-        let mut guard = self.inner.write().unwrap_or_else(|p| p.into_inner());
-        if let Some(inner) = guard.as_mut() {
-            let i = inner.chat_index(chat);
-            inner.apply(i, event);
-        }
+        self.take_in(
+            |inner| {
+                let i = inner.chat_index(chat);
+                inner.apply(i, event);
+            },
+            || Late::Event(chat.to_owned(), event.clone()),
+        );
     }
 
     /// The page of rows older than `before` (newest first), of `kinds` (all
