@@ -11,7 +11,7 @@ use crate::Failure;
 #[derive(Args)]
 pub struct ActivityArgs {
     /// Only this kind (command, file, page, app, question, read, skill,
-    /// memory); give it again for more.
+    /// memory, security); give it again for more.
     #[arg(long = "kind")]
     kinds: Vec<String>,
     /// Only what happened on or after this day (YYYY-MM-DD) or time (RFC 3339).
@@ -30,7 +30,7 @@ pub fn run(home: &Home, args: ActivityArgs) -> Result<(), Failure> {
     for k in &args.kinds {
         kinds.push(ActivityKind::parse(k).ok_or_else(|| {
             Failure(format!(
-                "\"{k}\" isn't a kind of activity: command, file, page, app, question, read, skill or memory."
+                "\"{k}\" isn't a kind of activity: command, file, page, app, question, read, skill, memory or security."
             ))
         })?);
     }

@@ -14,7 +14,7 @@ use crate::state::AppState;
 pub struct ActivityQuery {
     before: Option<String>,
     /// Comma-separated: command, file, page, app, question, read, skill,
-    /// memory.
+    /// memory, security.
     kinds: Option<String>,
     /// `1`: only questions still waiting.
     waiting: Option<String>,
@@ -35,7 +35,7 @@ pub async fn list(
     {
         kinds.push(ActivityKind::parse(name).ok_or_else(|| {
             ApiError::bad(format!(
-                "\"{name}\" isn't a kind of activity: command, file, page, app, question, read, skill or memory."
+                "\"{name}\" isn't a kind of activity: command, file, page, app, question, read, skill, memory or security."
             ))
         })?);
     }
