@@ -40,28 +40,38 @@ impl Dice {
     }
 }
 
+/// Starts `conch serve` on `port`. Right after a kill the kernel may still
+/// hold the port for a moment (as a service manager finds): try again.
 fn start(home: &Path, work: &Path, port: u16) -> Child {
-    let mut child = Command::new(EXE)
-        .arg("--home")
-        .arg(home)
-        .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
-        .current_dir(work)
-        .env("CONCH_MOCK_PACE_MS", "4")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let stderr = child.stderr.take().unwrap();
-    let Some(Ok(first)) = lines.next() else {
-        let _ = child.wait();
-        let said = std::io::read_to_string(stderr).unwrap_or_default();
-        panic!("conch serve didn't start: {said}");
-    };
-    assert!(first.starts_with("Conch is running at"), "{first}");
-    std::thread::spawn(move || for _ in lines {});
-    std::thread::spawn(move || for _ in BufReader::new(stderr).lines() {});
-    child
+    let mut last = String::new();
+    for _ in 0..100 {
+        let mut child = Command::new(EXE)
+            .arg("--home")
+            .arg(home)
+            .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
+            .current_dir(work)
+            .env("CONCH_MOCK_PACE_MS", "4")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let stderr = child.stderr.take().unwrap();
+        let Some(Ok(first)) = lines.next() else {
+            let _ = child.wait();
+            last = std::io::read_to_string(stderr).unwrap_or_default();
+            if last.contains("Address already in use") {
+                std::thread::sleep(Duration::from_millis(20));
+                continue;
+            }
+            panic!("conch serve didn't start: {last}");
+        };
+        assert!(first.starts_with("Conch is running at"), "{first}");
+        std::thread::spawn(move || for _ in lines {});
+        std::thread::spawn(move || for _ in BufReader::new(stderr).lines() {});
+        return child;
+    }
+    panic!("conch serve didn't start: {last}");
 }
 
 /// A port to come back to after every kill: below the range the kernel
