@@ -113,7 +113,7 @@ async fn client(
     let mut sent = 0u64;
     while !stop.load(Ordering::Relaxed) {
         sent += 1;
-        let text = if sent % 2 == 0 {
+        let text = if sent.is_multiple_of(2) {
             format!("run `echo chat{n}-{sent}`")
         } else {
             format!("Message {sent} of chat {n}: grüße, 你好, ✓")
@@ -148,7 +148,11 @@ async fn client(
         } {
             for waiting in view["waiting"].as_array().into_iter().flatten() {
                 let ask = waiting["ask"].as_str().unwrap_or_default();
-                let answer = if dice.next() % 2 == 0 { "once" } else { "deny" };
+                let answer = if dice.next().is_multiple_of(2) {
+                    "once"
+                } else {
+                    "deny"
+                };
                 let _ = http
                     .post(format!("{url}/api/chats/{chat}/permissions/{ask}"))
                     .bearer_auth(&key)

@@ -206,7 +206,7 @@ impl Inner {
 
 /// Something committed while the index was being built.
 enum Late {
-    Event(String, Event),
+    Event(String, Box<Event>),
     Attempt(Attempt),
 }
 
@@ -327,7 +327,7 @@ impl Activity {
                 let i = inner.chat_index(chat);
                 inner.apply(i, event);
             },
-            || Late::Event(chat.to_owned(), event.clone()),
+            || Late::Event(chat.to_owned(), Box::new(event.clone())),
         );
     }
 

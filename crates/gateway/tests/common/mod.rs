@@ -31,12 +31,15 @@ pub async fn start_with(pace: Duration) -> Server {
     start_engine(Arc::new(MockEngine::new(pace)), Arc::new(NoTools)).await
 }
 
+/// Makes the guard's configuration from the test's temporary folder.
+pub type GuardFor = Box<dyn FnOnce(&std::path::Path) -> conversations::GuardConfig>;
+
 /// What a test server starts with besides its engine and tools.
 #[derive(Default)]
 pub struct Options {
     pub limits: gateway::Limits,
     /// `None`: nothing protected beyond Conch's folder.
-    pub guard: Option<Box<dyn FnOnce(&std::path::Path) -> conversations::GuardConfig>>,
+    pub guard: Option<GuardFor>,
     /// An existing temporary home to serve (a restart).
     pub home: Option<tempfile::TempDir>,
 }
