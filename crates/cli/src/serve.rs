@@ -111,8 +111,10 @@ async fn serve(
     // look at the page.
     let activity = chats.activity().clone();
     std::thread::spawn(move || activity.build());
-    let limits = limits(settings.gateway.clone().unwrap_or_default())
-        .fit_open_files(crate::open_files::raise());
+    let wanted = limits(settings.gateway.clone().unwrap_or_default());
+    let limits = wanted.fit_open_files(crate::open_files::raise(
+        (wanted.max_connections + gateway::serve::FILES_KEPT) as u64,
+    ));
     let state = AppState::new(chats, AllowedHosts::new(names))
         .listening_on(addr)
         .with_limits(limits);

@@ -202,12 +202,6 @@ impl Chats {
         })
     }
 
-    /// Why `path` can't be a chat's work folder, as a sentence; `None` when
-    /// it can. The path is resolved (links, `..`) before the rule reads it.
-    pub fn work_refusal(&self, path: &Path) -> Option<String> {
-        self.check_work(path).err().map(|e| e.to_string())
-    }
-
     fn check_work(&self, path: &Path) -> Result<PathBuf, ChatError> {
         check_work(
             path,

@@ -168,6 +168,10 @@ async fn try_link(state: &AppState, peer: &Peer, token: &str) -> Result<(), Resp
     let check = state.auth.setup.check(token);
     match check {
         LinkCheck::Valid => return Ok(()),
+        // No token at all isn't a guess at one.
+        LinkCheck::Wrong if token.is_empty() => {
+            return Err(link_refused(check, password::is_set(&state.auth.home)))
+        }
         LinkCheck::Used | LinkCheck::Gone => {
             return Err(link_refused(check, password::is_set(&state.auth.home)))
         }
