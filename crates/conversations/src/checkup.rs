@@ -123,6 +123,10 @@ pub fn checkup(home: &Path, safety: &Safety, listening: Option<SocketAddr>) -> V
     out
 }
 
+/// Wrong tries within an hour that are more than slips of the fingers (the
+/// gateway starts slowing them down there too).
+const BURST: u64 = 5;
+
 /// How far back the checkup looks for tries to get in.
 const TRIES_WINDOW_MS: i64 = 7 * 24 * 3600 * 1000;
 
@@ -141,6 +145,7 @@ fn tries_to_get_in(attempts: &[crate::security::Attempt], now_ms: i64) -> Check 
             None,
         );
     };
+    let spells = crate::security::spells(&recent);
     let mut all = crate::security::Spell {
         seq: 0,
         at: last.at.clone(),
@@ -150,21 +155,38 @@ fn tries_to_get_in(attempts: &[crate::security::Attempt], now_ms: i64) -> Check 
         from: Default::default(),
         more: 0,
     };
-    for spell in crate::security::spells(&recent) {
+    for spell in &spells {
         all.passwords += spell.passwords;
         all.links += spell.links;
-        all.from.extend(spell.from);
+        all.from.extend(spell.from.iter().cloned());
         all.more += spell.more;
+    }
+    // A few slips from this computer are typing; a burst, or anyone from
+    // elsewhere, is someone trying.
+    let burst = spells.iter().any(|s| s.passwords + s.links >= BURST);
+    let from_elsewhere = all.more > 0
+        || all.from.iter().any(|a| {
+            a.parse::<std::net::IpAddr>()
+                .map_or(true, |ip| !ip.to_canonical().is_loopback())
+        });
+    let says = format!(
+        "{} in the last week ({}; the last at {}).",
+        all.says(),
+        all.state(),
+        last.at
+    );
+    if !burst && !from_elsewhere {
+        return check(
+            "wrong-passwords",
+            true,
+            format!("{says} All from this computer, never {BURST} within an hour."),
+            None,
+        );
     }
     check(
         "wrong-passwords",
         false,
-        format!(
-            "{} in the last week ({}; the last at {}). Each further try has to wait longer.",
-            all.says(),
-            all.state(),
-            last.at
-        ),
+        format!("{says} Each further try has to wait longer."),
         Some(Fix::Advice {
             says: "If that wasn't you: sign out everywhere (Settings, or conch sessions revoke), choose a new password with conch setup --password-stdin, and keep Conch on 127.0.0.1.".into(),
         }),
@@ -295,14 +317,35 @@ mod tests {
             at(28, "127.0.0.1", Tried::Confirm),
             at(29, "127.0.0.1", Tried::SignIn),
         ];
+        // A few slips from this computer, a day apart, are shown, not flagged.
         let c = tries_to_get_in(&recent, now);
-        assert!(!c.ok);
+        assert!(c.ok);
         assert!(
             c.says
                 .starts_with("Someone tried 3 wrong passwords in the last week (from 127.0.0.1;"),
             "{}",
             c.says
         );
+        // Five within an hour is someone trying.
+        let burst: Vec<Attempt> = (0..5)
+            .map(|i| Attempt {
+                seq: 10 + i,
+                at: format!("2026-11-29T09:0{i}:00.000Z"),
+                kind: "attempt.failed".into(),
+                from: "127.0.0.1".into(),
+                tried: Tried::SignIn,
+            })
+            .collect();
+        let c = tries_to_get_in(&burst, now);
+        assert!(!c.ok);
+        assert!(
+            c.says.starts_with("Someone tried 5 wrong passwords"),
+            "{}",
+            c.says
+        );
         assert!(matches!(c.fix, Some(Fix::Advice { .. })));
+        // One from elsewhere is someone trying.
+        let away = [at(28, "192.0.2.7", Tried::SignIn)];
+        assert!(!tries_to_get_in(&away, now).ok);
     }
 }
