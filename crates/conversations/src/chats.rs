@@ -142,7 +142,7 @@ impl Chats {
         mut config: ChatsConfig,
     ) -> Arc<Chats> {
         let work_rule = {
-            let mut rule = config.guard.protected.clone();
+            let mut rule = (*config.guard.protected).clone();
             let root = home.root().to_string_lossy().into_owned();
             if !rule.conch_home.contains(&root) {
                 rule.conch_home.push(root);

@@ -19,10 +19,10 @@ async fn an_access_key_is_refused_each_forbidden_work_folder() {
             });
             let conch = temp.join("conch").canonicalize().unwrap();
             GuardConfig {
-                protected: guard::Protected::usual(
+                protected: std::sync::Arc::new(guard::Protected::usual(
                     Some(&person.to_string_lossy()),
                     &conch.to_string_lossy(),
-                ),
+                )),
                 owner_home: Some(person),
                 ..GuardConfig::default()
             }
