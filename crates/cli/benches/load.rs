@@ -12,7 +12,8 @@
 //! p99 stays within 2× of one chat's.
 //!
 //! cargo bench -p conch --bench load
-//! (CONCH_LOAD_CHATS, CONCH_LOAD_TURNS, CONCH_LOAD_SINGLE change the sizes.)
+//! (CONCH_LOAD_CHATS, CONCH_LOAD_TURNS, CONCH_LOAD_SINGLE change the sizes;
+//! CONCH_LOAD_PACE_MS the engine's pace.)
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -64,9 +65,12 @@ fn start() -> Gateway {
         .arg(home.path())
         .args(["serve", "--listen", "127.0.0.1:0"])
         .current_dir(work.path())
-        .env("CONCH_MOCK_PACE_MS", PACE_MS)
+        .env(
+            "CONCH_MOCK_PACE_MS",
+            std::env::var("CONCH_LOAD_PACE_MS").unwrap_or_else(|_| PACE_MS.to_owned()),
+        )
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(Stdio::inherit())
         .spawn()
         .unwrap();
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
@@ -151,7 +155,22 @@ async fn chat(http: reqwest::Client, url: String, key: String, turns: usize) -> 
             .unwrap();
         assert_eq!(res.status(), 202);
         loop {
-            let event = stream.next_stored().await;
+            // A turn that never ends is a bug to see, not a number.
+            let Ok(event) =
+                tokio::time::timeout(std::time::Duration::from_secs(30), stream.next_stored())
+                    .await
+            else {
+                let view = http
+                    .get(format!("{url}/api/chats/{id}"))
+                    .bearer_auth(&key)
+                    .send()
+                    .await
+                    .unwrap()
+                    .text()
+                    .await
+                    .unwrap();
+                panic!("chat {id}: turn {n} didn't end within 30 s: {view}");
+            };
             if event["type"] == "turn.ended" {
                 assert_eq!(event["reason"], "done", "{event}");
                 break;
