@@ -59,6 +59,12 @@ impl Drop for Gateway {
 fn start() -> Gateway {
     let home = tempfile::tempdir().unwrap();
     let work = tempfile::tempdir().unwrap();
+    // Conch's folder is the owner's alone (else serve warns about it).
+    std::fs::set_permissions(
+        home.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o700),
+    )
+    .unwrap();
     let (_, key) = gateway::auth::keys::create(home.path(), "load bench").unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_conch"))
         .arg("--home")
