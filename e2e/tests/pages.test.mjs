@@ -123,9 +123,10 @@ test("sign out everywhere ends every browser's session", async () => {
     // The other browser's session ended too.
     const status = await second.page.evaluate(async () => (await fetch("/api/session")).status);
     assert.equal(status, 401);
-    // And signing in again works.
+    // And signing in again works. (Requests the page had in flight when the
+    // session ended were refused: the browser logs those 401s.)
     await signIn(first.page, conch.url);
-    assert.deepEqual(first.errors, []);
+    assert.deepEqual(first.errors.filter((e) => !e.includes("401")), []);
   } finally {
     await first.close();
     await second.close();
