@@ -108,3 +108,28 @@ test("skills, settings and Ctrl K, with no console errors", async () => {
     conch.stop();
   }
 });
+
+test("sign out everywhere ends every browser's session", async () => {
+  const conch = await startConch();
+  const first = await browser();
+  const second = await browser();
+  try {
+    await signIn(first.page, conch.url);
+    await signIn(second.page, conch.url);
+    await first.page.getByRole("link", { name: "Settings" }).click();
+    first.page.once("dialog", (d) => d.accept());
+    await first.page.getByRole("button", { name: "Sign out everywhere" }).click();
+    await first.page.getByLabel("Password").waitFor();
+    // The other browser's session ended too.
+    const status = await second.page.evaluate(async () => (await fetch("/api/session")).status);
+    assert.equal(status, 401);
+    // And signing in again works. (Requests the page had in flight when the
+    // session ended were refused: the browser logs those 401s.)
+    await signIn(first.page, conch.url);
+    assert.deepEqual(first.errors.filter((e) => !e.includes("401")), []);
+  } finally {
+    await first.close();
+    await second.close();
+    conch.stop();
+  }
+});

@@ -215,6 +215,7 @@ export const api = {
   session: () => call<{ who: string }>("GET", "/api/session"),
   signIn: (password: string) => call<{ ok: boolean }>("POST", "/api/session", { password }),
   signOut: () => call<unknown>("DELETE", "/api/session"),
+  signOutEverywhere: () => call<{ ended: number }>("DELETE", "/api/sessions"),
   chats: () => call<ChatSummary[]>("GET", "/api/chats"),
   newChat: () => call<{ id: string }>("POST", "/api/chats"),
   chat: (id: string) => call<ChatInfo>("GET", `/api/chats/${id}`),

@@ -1,4 +1,4 @@
-//! `conch chat "message" [--chat ID] [--mode M]`: one turn from the terminal,
+//! `conch chat "message" [--chat ID] [--mode M] [--work DIR]`: one turn from the terminal,
 //! against the running gateway. The reply streams to standard output; a
 //! question is asked here, and answered here.
 //!
@@ -26,6 +26,9 @@ pub struct ChatArgs {
     /// ask, edits, auto or full.
     #[arg(long)]
     mode: Option<String>,
+    /// The new chat's work folder (default: the gateway's).
+    #[arg(long, value_name = "DIR")]
+    work: Option<std::path::PathBuf>,
     /// Where Conch is running.
     #[arg(long, env = "CONCH_URL", default_value = "http://127.0.0.1:7777")]
     url: String,
@@ -126,10 +129,16 @@ async fn talk(args: ChatArgs, key: String) -> Result<(), Failure> {
             id.clone()
         }
         None => {
-            let body = match &args.mode {
-                Some(mode) => json!({ "mode": mode }),
-                None => json!({}),
-            };
+            let mut body = json!({});
+            if let Some(mode) = &args.mode {
+                body["mode"] = json!(mode);
+            }
+            if let Some(work) = &args.work {
+                // The gateway resolves links and `..`; a relative folder is
+                // this terminal's.
+                let work = std::path::absolute(work)?;
+                body["work"] = json!(work.to_string_lossy());
+            }
             let made = client
                 .call(reqwest::Method::POST, "/api/chats", Some(body))
                 .await?;

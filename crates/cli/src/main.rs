@@ -5,10 +5,12 @@ mod chat;
 mod doctor;
 mod keys;
 mod listen;
+mod open_files;
 mod providers;
 mod replay;
 mod seal_cmd;
 mod serve;
+mod sessions;
 mod setup;
 mod skills_cmd;
 mod skills_sign;
@@ -42,6 +44,11 @@ enum Command {
     Keys {
         #[command(subcommand)]
         command: keys::KeysCommand,
+    },
+    /// Signed-in browsers: sign them all out.
+    Sessions {
+        #[command(subcommand)]
+        command: sessions::SessionsCommand,
     },
     /// Model providers (OpenAI-compatible or Anthropic).
     Providers {
@@ -90,6 +97,7 @@ fn main() -> ExitCode {
             Command::Serve(args) => serve::run(home, args),
             Command::Setup(args) => setup::run(&home, args),
             Command::Keys { command } => keys::run(&home, command),
+            Command::Sessions { command } => sessions::run(&home, command),
             Command::Providers { command } => providers::run(&home, command),
             Command::Chat(args) => chat::run(&home, args),
             Command::Replay(_) => Ok(()),

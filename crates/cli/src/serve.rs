@@ -111,7 +111,13 @@ async fn serve(
     // look at the page.
     let activity = chats.activity().clone();
     std::thread::spawn(move || activity.build());
-    let state = AppState::new(chats, AllowedHosts::new(names)).listening_on(addr);
+    let wanted = limits(settings.gateway.clone().unwrap_or_default());
+    let limits = wanted.fit_open_files(crate::open_files::raise(
+        (wanted.max_connections + gateway::serve::FILES_KEPT) as u64,
+    ));
+    let state = AppState::new(chats, AllowedHosts::new(names))
+        .listening_on(addr)
+        .with_limits(limits);
 
     let url = format!("http://{addr}");
     let mut out = std::io::stdout().lock();
@@ -135,7 +141,7 @@ async fn serve(
 
     let stop = Arc::new(tokio::sync::Notify::new());
     let signalled = stop.clone();
-    let server = axum::serve(listener, gateway::router(state)).with_graceful_shutdown(async move {
+    let server = gateway::serve(listener, state, async move {
         shutdown_signal().await;
         signalled.notify_waiters();
     });
@@ -150,6 +156,20 @@ async fn serve(
         () = grace => {}
     }
     Ok(())
+}
+
+/// The gateway's limits: each setting given, else its default.
+fn limits(set: conversations::settings::GatewayLimits) -> gateway::Limits {
+    let d = gateway::Limits::default();
+    // Zero would cut off every request; a second is the least.
+    let secs = |v: Option<u64>, d: Duration| v.map_or(d, |s| Duration::from_secs(s.max(1)));
+    gateway::Limits {
+        header: secs(set.header_timeout_secs, d.header),
+        body: secs(set.body_timeout_secs, d.body),
+        request: secs(set.request_timeout_secs, d.request),
+        max_connections: set.max_connections.unwrap_or(d.max_connections),
+        loopback_reserve: set.loopback_reserve.unwrap_or(d.loopback_reserve),
+    }
 }
 
 /// Sealing for commands, when it's on and this computer can; and the line
@@ -205,7 +225,15 @@ fn pick_seal(home: &Home, settings: &Settings) -> (Option<Arc<seal::Sealed>>, St
 fn pick_engine(home: &Home, settings: &Settings) -> Result<(Arc<dyn Engine>, String), Failure> {
     let Some(chosen) = settings.provider() else {
         let line = "No provider is configured, so Conch answers with its built-in mock engine (no model, no network).";
-        return Ok((Arc::new(MockEngine::default()), line.to_owned()));
+        // Benchmarks and tests set how fast the mock streams its words.
+        let engine = match std::env::var("CONCH_MOCK_PACE_MS")
+            .ok()
+            .and_then(|ms| ms.trim().parse::<u64>().ok())
+        {
+            Some(ms) => MockEngine::new(Duration::from_millis(ms)),
+            None => MockEngine::default(),
+        };
+        return Ok((Arc::new(engine), line.to_owned()));
     };
     let secrets = Secrets::load(&settings.vault(home.root()))?;
     let provider = Provider {

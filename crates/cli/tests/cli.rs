@@ -240,6 +240,101 @@ async fn a_key_made_in_the_terminal_works_on_the_running_gateway() {
     assert_eq!(res.status(), 401);
 }
 
+#[tokio::test]
+async fn a_session_survives_a_restart_of_conch_serve_until_revoked_in_the_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path();
+    conch(
+        home,
+        &["setup", "--password-stdin"],
+        Some("a long enough one"),
+    );
+    let s = serve(home);
+    let client = reqwest::Client::new();
+    let res = client
+        .post(format!("{}/api/session", s.url))
+        .json(&serde_json::json!({ "password": "a long enough one" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let cookie = res.headers()["set-cookie"]
+        .to_str()
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_owned();
+    drop(s);
+    let s = serve(home);
+    let me = |url: String| {
+        let cookie = cookie.clone();
+        let client = client.clone();
+        async move {
+            client
+                .get(format!("{url}/api/session"))
+                .header("cookie", cookie)
+                .send()
+                .await
+                .unwrap()
+                .status()
+        }
+    };
+    assert_eq!(me(s.url.clone()).await, 200, "signed in after the restart");
+    let out = conch(home, &["sessions", "revoke"], None);
+    assert!(out.status.success());
+    assert_eq!(
+        text(&out.stdout).trim(),
+        "Signed out 1 browser. Each one signs in again with the password."
+    );
+    assert_eq!(
+        me(s.url.clone()).await,
+        401,
+        "revoked on the running gateway"
+    );
+}
+
+#[test]
+fn conch_chat_is_refused_a_forbidden_work_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    conch(
+        &home,
+        &["setup", "--password-stdin"],
+        Some("a long enough one"),
+    );
+    let s = serve(&home);
+    let conch_folder = home.canonicalize().unwrap();
+    for (work, says) in [
+        (conch_folder.join("chats"), "is Conch's own folder"),
+        (Path::new("/").to_path_buf(), "is the whole computer"),
+    ] {
+        let out = conch(
+            &home,
+            &[
+                "chat",
+                "hi",
+                "--work",
+                work.to_str().unwrap(),
+                "--url",
+                &s.url,
+            ],
+            None,
+        );
+        assert_eq!(out.status.code(), Some(1));
+        assert!(text(&out.stderr).contains(says), "{}", text(&out.stderr));
+    }
+    // Relative to the terminal's folder, and fine.
+    let out = Command::new(EXE)
+        .arg("--home")
+        .arg(&home)
+        .args(["chat", "hi", "--work", ".", "--url", &s.url])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
 #[test]
 fn a_home_others_can_read_is_pointed_out() {
     let dir = tempfile::tempdir().unwrap();

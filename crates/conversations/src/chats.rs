@@ -52,6 +52,8 @@ pub struct GuardConfig {
     pub switches: Option<Arc<crate::safety::Switches>>,
     /// Auto mode's reviewer.
     pub review: crate::auto_review::ReviewConfig,
+    /// The person's home folder, resolved: a chat can't work above it.
+    pub owner_home: Option<PathBuf>,
 }
 
 impl Default for GuardConfig {
@@ -62,6 +64,7 @@ impl Default for GuardConfig {
             owner_name: "the owner".to_owned(),
             switches: None,
             review: Default::default(),
+            owner_home: None,
         }
     }
 }
@@ -75,6 +78,10 @@ impl GuardConfig {
             owner_name: "the owner".to_owned(),
             switches: None,
             review: Default::default(),
+            owner_home: std::env::var_os("HOME").filter(|h| !h.is_empty()).map(|h| {
+                let h = PathBuf::from(h);
+                h.canonicalize().unwrap_or(h)
+            }),
         }
     }
 }
@@ -86,11 +93,17 @@ pub struct Chats {
     config: ChatsConfig,
     policies: Arc<guard::Settings>,
     open: Mutex<HashMap<String, Arc<Chat>>>,
+    /// Chats being opened now, one lock each.
+    opening: Mutex<HashMap<String, Arc<Mutex<()>>>>,
     /// Itself, for chats that start helpers.
     me: std::sync::Weak<Chats>,
     artifacts: artifacts::Store,
     activity: Arc<crate::activity::Activity>,
+    security: Arc<crate::security::SecurityLog>,
     switches: Arc<crate::safety::Switches>,
+    /// What a work folder may not be: the guard's protected places, with
+    /// this Chats' own home among them whatever the configuration says.
+    work_rule: guard::Protected,
 }
 
 /// What a new chat starts with.
@@ -126,12 +139,42 @@ impl Chats {
         home: Home,
         engine: Arc<dyn Engine>,
         tools: Arc<dyn ToolBox>,
-        config: ChatsConfig,
+        mut config: ChatsConfig,
     ) -> Arc<Chats> {
+        let work_rule = {
+            let mut rule = (*config.guard.protected).clone();
+            let root = home.root().to_string_lossy().into_owned();
+            if !rule.conch_home.contains(&root) {
+                rule.conch_home.push(root);
+            }
+            rule
+        };
+        // Started in a folder no chat may work in (`/`, say, under a
+        // service manager): new chats work in the person's home instead.
+        let owner_home = config.guard.owner_home.clone();
+        if let Err(ChatError::WorkRefused(sentence)) =
+            check_work(&config.default_work, &work_rule, owner_home.as_deref())
+        {
+            if let Some(home) = owner_home.filter(|h| check_work(h, &work_rule, Some(h)).is_ok()) {
+                crate::warn(&format!(
+                    "{sentence} New chats work in {} instead, unless they're given a folder.",
+                    home.display()
+                ));
+                config.default_work = home;
+            }
+        }
+        let activity = Arc::new(crate::activity::Activity::new(&home.chats_dir()));
+        let security = Arc::new(crate::security::SecurityLog::new(home.root()));
+        {
+            let activity = activity.clone();
+            security.observe(Box::new(move |attempt| activity.observe_security(attempt)));
+        }
         Arc::new_cyclic(|me| Chats {
+            work_rule,
+            activity,
+            security,
             me: me.clone(),
             artifacts: artifacts::Store::new(&home.root().join("artifacts")),
-            activity: Arc::new(crate::activity::Activity::new(&home.chats_dir())),
             switches: {
                 let switches = config.guard.switches.clone().unwrap_or_else(|| {
                     Arc::new(crate::safety::Switches::new(&crate::settings::Safety {
@@ -155,7 +198,16 @@ impl Chats {
             }),
             config,
             open: Mutex::new(HashMap::new()),
+            opening: Mutex::new(HashMap::new()),
         })
+    }
+
+    fn check_work(&self, path: &Path) -> Result<PathBuf, ChatError> {
+        check_work(
+            path,
+            &self.work_rule,
+            self.config.guard.owner_home.as_deref(),
+        )
     }
 
     pub fn home(&self) -> &Home {
@@ -172,8 +224,8 @@ impl Chats {
 
     pub async fn create(&self, new: NewChat) -> Result<Arc<Chat>, ChatError> {
         let work = match new.work {
-            Some(text) => check_work(Path::new(&text))?,
-            None => check_work(&self.config.default_work)?,
+            Some(text) => self.check_work(Path::new(&text))?,
+            None => self.check_work(&self.config.default_work)?,
         };
         let id = ids::chat_id();
         let dir = self.home.chat_dir(&id);
@@ -199,8 +251,19 @@ impl Chats {
         if !ids::is_valid_id(id) {
             return Err(ChatError::NotFound(id.chars().take(64).collect()));
         }
-        let mut open = self.lock_open();
-        if let Some(chat) = open.get(id) {
+        if let Some(chat) = self.lock_open().get(id) {
+            return Ok(chat.clone());
+        }
+        // Opening reads the whole log: one opener per chat, and other chats
+        // aren't held up meanwhile.
+        let opening = self
+            .lock_opening()
+            .entry(id.to_owned())
+            .or_default()
+            .clone();
+        let _one_opener = opening.lock().unwrap_or_else(|p| p.into_inner());
+        let _done = Opened { chats: self, id };
+        if let Some(chat) = self.lock_open().get(id) {
             return Ok(chat.clone());
         }
         let dir = self.home.chat_dir(id);
@@ -233,8 +296,12 @@ impl Chats {
             }))?;
         }
         let chat = Arc::new(Chat::new(id.to_owned(), work, log, self.shared()));
-        open.insert(id.to_owned(), chat.clone());
+        self.lock_open().insert(id.to_owned(), chat.clone());
         Ok(chat)
+    }
+
+    fn lock_opening(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Mutex<()>>>> {
+        self.opening.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     fn shared(&self) -> crate::chat::Shared {
@@ -254,6 +321,11 @@ impl Chats {
     /// Safety, as it is now.
     pub fn switches(&self) -> &Arc<crate::safety::Switches> {
         &self.switches
+    }
+
+    /// Failed tries to get in (the gateway writes them).
+    pub fn security(&self) -> &Arc<crate::security::SecurityLog> {
+        &self.security
     }
 
     /// Activity across every chat.
@@ -369,6 +441,18 @@ impl Chats {
     }
 }
 
+/// Forgets a chat's opening lock once its opener is done, however it ends.
+struct Opened<'a> {
+    chats: &'a Chats,
+    id: &'a str,
+}
+
+impl Drop for Opened<'_> {
+    fn drop(&mut self) {
+        self.chats.lock_opening().remove(self.id);
+    }
+}
+
 /// Folds the start of a log without opening it for writing.
 fn peek(path: &Path) -> (ChatView, Option<String>) {
     use std::io::Read;
@@ -386,7 +470,12 @@ fn peek(path: &Path) -> (ChatView, Option<String>) {
     (view, first_at)
 }
 
-fn check_work(path: &Path) -> Result<PathBuf, ChatError> {
+/// The work folder `path`, resolved, or why a chat can't work there.
+fn check_work(
+    path: &Path,
+    rule: &guard::Protected,
+    owner_home: Option<&Path>,
+) -> Result<PathBuf, ChatError> {
     let bad = |why| ChatError::Work {
         path: path.to_path_buf(),
         why,
@@ -398,5 +487,9 @@ fn check_work(path: &Path) -> Result<PathBuf, ChatError> {
     if !resolved.is_dir() {
         return Err(bad("isn't a folder"));
     }
-    Ok(resolved)
+    let owner_home = owner_home.map(|h| h.to_string_lossy().into_owned());
+    match guard::work_folder_refusal(&resolved.to_string_lossy(), rule, owner_home.as_deref()) {
+        Some(sentence) => Err(ChatError::WorkRefused(sentence)),
+        None => Ok(resolved),
+    }
 }

@@ -26,7 +26,7 @@ pub enum Fix {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Check {
     /// `check-after-reading`, `sealed-commands`, `check-memories`,
-    /// `sealing-available`, `listening`, `home-folder`.
+    /// `sealing-available`, `listening`, `home-folder`, `wrong-passwords`.
     pub id: &'static str,
     pub ok: bool,
     pub says: String,
@@ -114,7 +114,83 @@ pub fn checkup(home: &Path, safety: &Safety, listening: Option<SocketAddr>) -> V
         });
     }
     out.push(home_folder(home));
+    out.push(tries_to_get_in(
+        &crate::security::read(&home.join(crate::security::SECURITY_FILE)),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as i64),
+    ));
     out
+}
+
+/// Wrong tries within an hour that are more than slips of the fingers (the
+/// gateway starts slowing them down there too).
+const BURST: u64 = 5;
+
+/// How far back the checkup looks for tries to get in.
+const TRIES_WINDOW_MS: i64 = 7 * 24 * 3600 * 1000;
+
+/// Wrong passwords and setup links in the last week (`security.jsonl`).
+fn tries_to_get_in(attempts: &[crate::security::Attempt], now_ms: i64) -> Check {
+    let recent: Vec<_> = attempts
+        .iter()
+        .filter(|a| protocol::parse_rfc3339(&a.at).is_some_and(|at| now_ms - at < TRIES_WINDOW_MS))
+        .cloned()
+        .collect();
+    let Some(last) = recent.last() else {
+        return check(
+            "wrong-passwords",
+            true,
+            "Nobody has tried a wrong password in the last week.",
+            None,
+        );
+    };
+    let spells = crate::security::spells(&recent);
+    let mut all = crate::security::Spell {
+        seq: 0,
+        at: last.at.clone(),
+        at_ms: 0,
+        passwords: 0,
+        links: 0,
+        from: Default::default(),
+        more: 0,
+    };
+    for spell in &spells {
+        all.passwords += spell.passwords;
+        all.links += spell.links;
+        all.from.extend(spell.from.iter().cloned());
+        all.more += spell.more;
+    }
+    // A few slips from this computer are typing; a burst, or anyone from
+    // elsewhere, is someone trying.
+    let burst = spells.iter().any(|s| s.passwords + s.links >= BURST);
+    let from_elsewhere = all.more > 0
+        || all.from.iter().any(|a| {
+            a.parse::<std::net::IpAddr>()
+                .map_or(true, |ip| !ip.to_canonical().is_loopback())
+        });
+    let says = format!(
+        "{} in the last week ({}; the last at {}).",
+        all.says(),
+        all.state(),
+        last.at
+    );
+    if !burst && !from_elsewhere {
+        return check(
+            "wrong-passwords",
+            true,
+            format!("{says} All from this computer, never {BURST} within an hour."),
+            None,
+        );
+    }
+    check(
+        "wrong-passwords",
+        false,
+        format!("{says} Each further try has to wait longer."),
+        Some(Fix::Advice {
+            says: "If that wasn't you: sign out everywhere (Settings, or conch sessions revoke), choose a new password with conch setup --password-stdin, and keep Conch on 127.0.0.1.".into(),
+        }),
+    )
 }
 
 /// The home folder is 0700 and nothing in it is readable by others.
@@ -212,6 +288,7 @@ mod tests {
         );
         assert_eq!(fixes[3].0, "listening");
         assert!(checks.iter().any(|c| c.id == "home-folder" && c.ok));
+        assert!(checks.iter().any(|c| c.id == "wrong-passwords" && c.ok));
         // A folder others can read is said, with the line that fixes it.
         std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
         let c = home_folder(dir.path());
@@ -219,5 +296,56 @@ mod tests {
         assert!(
             matches!(c.fix, Some(Fix::Command { ref line }) if line.starts_with("chmod -R go-rwx"))
         );
+    }
+
+    #[test]
+    fn tries_to_get_in_are_counted_for_a_week() {
+        use crate::security::{Attempt, Tried};
+        let at = |day: u32, from: &str, tried| Attempt {
+            seq: day as u64,
+            at: format!("2026-11-{day:02}T09:00:00.000Z"),
+            kind: "attempt.failed".into(),
+            from: from.into(),
+            tried,
+        };
+        let now = protocol::parse_rfc3339("2026-11-29T10:00:00.000Z").unwrap();
+        let old = [at(1, "192.0.2.1", Tried::SignIn)];
+        assert!(tries_to_get_in(&old, now).ok);
+        let recent = [
+            at(1, "192.0.2.1", Tried::SignIn),
+            at(27, "127.0.0.1", Tried::SignIn),
+            at(28, "127.0.0.1", Tried::Confirm),
+            at(29, "127.0.0.1", Tried::SignIn),
+        ];
+        // A few slips from this computer, a day apart, are shown, not flagged.
+        let c = tries_to_get_in(&recent, now);
+        assert!(c.ok);
+        assert!(
+            c.says
+                .starts_with("Someone tried 3 wrong passwords in the last week (from 127.0.0.1;"),
+            "{}",
+            c.says
+        );
+        // Five within an hour is someone trying.
+        let burst: Vec<Attempt> = (0..5)
+            .map(|i| Attempt {
+                seq: 10 + i,
+                at: format!("2026-11-29T09:0{i}:00.000Z"),
+                kind: "attempt.failed".into(),
+                from: "127.0.0.1".into(),
+                tried: Tried::SignIn,
+            })
+            .collect();
+        let c = tries_to_get_in(&burst, now);
+        assert!(!c.ok);
+        assert!(
+            c.says.starts_with("Someone tried 5 wrong passwords"),
+            "{}",
+            c.says
+        );
+        assert!(matches!(c.fix, Some(Fix::Advice { .. })));
+        // One from elsewhere is someone trying.
+        let away = [at(28, "192.0.2.7", Tried::SignIn)];
+        assert!(!tries_to_get_in(&away, now).ok);
     }
 }

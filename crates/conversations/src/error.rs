@@ -11,6 +11,9 @@ pub enum ChatError {
         path: PathBuf,
         why: &'static str,
     },
+    /// A folder a chat may never work in (the guard's work-folder rule), in
+    /// the guard's sentence.
+    WorkRefused(String),
     EmptyMessage,
     MessageTooLong {
         chars: usize,
@@ -41,6 +44,7 @@ impl std::fmt::Display for ChatError {
             ChatError::Work { path, why } => {
                 write!(f, "The work folder {} {why}. Pick another.", path.display())
             }
+            ChatError::WorkRefused(sentence) => f.write_str(sentence),
             ChatError::EmptyMessage => f.write_str("The message is empty. Write something first."),
             ChatError::MessageTooLong { chars } => write!(
                 f,

@@ -19,6 +19,7 @@ pub mod private_file;
 mod prompt;
 pub mod safety;
 pub mod secrets;
+pub mod security;
 pub mod settings;
 mod skill_use;
 mod transcript;

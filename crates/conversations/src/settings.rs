@@ -60,6 +60,9 @@ pub struct Settings {
     /// stays out all the same (docs/seal.md).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub seal_env: Vec<String>,
+    /// The gateway's timeouts and connection cap.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gateway: Option<GatewayLimits>,
     #[serde(flatten)]
     pub other: Map<String, Value>,
 }
@@ -90,6 +93,29 @@ impl AutoReview {
             context_chars: self.context_chars.unwrap_or(d.context_chars),
         }
     }
+}
+
+/// `gateway` in settings.json; each absent key keeps its default (see
+/// docs/api.md, "Slow clients and the connection cap").
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GatewayLimits {
+    /// A request's head must arrive within this; an idle keep-alive
+    /// connection waits this long for its next request (10).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header_timeout_secs: Option<u64>,
+    /// The longest pause between two pieces of a request's body (10).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body_timeout_secs: Option<u64>,
+    /// A whole request, until its answer starts (30).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_timeout_secs: Option<u64>,
+    /// Connections open at once (4096, lowered to fit the open-file limit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_connections: Option<usize>,
+    /// Of those, how many only this computer may take (256).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loopback_reserve: Option<usize>,
 }
 
 /// The Safety preferences. All start on.

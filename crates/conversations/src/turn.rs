@@ -102,7 +102,12 @@ async fn steps(chat: &Arc<Chat>, turn: u64, cancel: &Cancel) -> Result<(), TurnE
         if cancel.is_cancelled() {
             return Err(TurnError::Stopped);
         }
-        let events = chat.log.events_after(0)?;
+        // The whole chat is read at every step: off the async threads, so
+        // a long chat's steps don't hold up other chats' streams.
+        let log = chat.log.clone();
+        let events = tokio::task::spawn_blocking(move || log.events_after(0))
+            .await
+            .map_err(|_| LogError::Closed)??;
         let request = StepRequest {
             system: crate::prompt::system(&chat.work, &skills_offered),
             items: transcript::items(&events),

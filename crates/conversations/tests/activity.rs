@@ -239,3 +239,60 @@ async fn a_chat_appended_while_the_index_is_up_shows_up() {
     }
     panic!("the page read never showed up in Activity");
 }
+
+/// Appends made while the index is being built are neither lost nor
+/// counted twice, and don't wait for the build.
+#[test]
+fn appends_during_the_build_are_kept_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let chats = dir.path().join("chats");
+    // Enough logs that the build takes a while.
+    for c in 0..60 {
+        let id = format!("{c:016x}");
+        let events: Vec<Event> = (1..=300)
+            .map(|n| {
+                command(
+                    n,
+                    "2026-11-29T09:00:00.000Z",
+                    &format!("c{n}"),
+                    "echo 𝔲𝔫𝔦𝔠𝔬𝔡𝔢",
+                )
+            })
+            .collect();
+        write_chat(&chats, &id, &events);
+    }
+    let live = "ffffffffffffffff";
+    std::fs::create_dir_all(chats.join(live)).unwrap();
+    let activity = Arc::new(Activity::new(&chats));
+    let (log, _) =
+        conversations::ChatLog::open(&chats.join(live), conversations::Durability::Group).unwrap();
+    {
+        let activity = activity.clone();
+        log.observe(Box::new(move |event| activity.observe(live, event)));
+    }
+    let builder = {
+        let activity = activity.clone();
+        std::thread::spawn(move || activity.build())
+    };
+    for n in 1..=400u64 {
+        log.append_blocking(Body::ToolCalled(ToolCalled {
+            turn: 1,
+            call: format!("live{n}"),
+            tool: "run_command".into(),
+            input: json!({ "command": format!("echo {n}") }),
+        }))
+        .unwrap();
+    }
+    builder.join().unwrap();
+    let mut rows = 0;
+    let mut before: Option<String> = None;
+    loop {
+        let page = activity.page(before.as_deref(), &[ActivityKind::Command], false, 500);
+        rows += page.rows.iter().filter(|r| r.chat == live).count();
+        match page.next {
+            Some(n) => before = Some(n),
+            None => break,
+        }
+    }
+    assert_eq!(rows, 400);
+}

@@ -75,8 +75,7 @@ async fn run() {
         .await
         .unwrap_or_else(|e| panic!("{e}"));
     let addr = listener.local_addr().unwrap_or_else(|e| panic!("{e}"));
-    let router = gateway::router(state);
-    tokio::spawn(async move { axum::serve(listener, router).await });
+    tokio::spawn(gateway::serve(listener, state, std::future::pending()));
     let url = format!("http://{addr}");
     let res = reqwest::Client::new()
         .post(format!("{url}/api/session"))

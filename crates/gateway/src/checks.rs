@@ -38,6 +38,28 @@ impl AllowedHosts {
         let name = normalise(host_name(host_header));
         !name.is_empty() && self.names.contains(&name)
     }
+
+    /// Whether `origin` is this gateway's own origin, reached as `host`.
+    /// The gateway speaks plain HTTP, so that is `http://` and the host;
+    /// a name the owner configured may also be reached through an HTTPS
+    /// proxy in front of it. `https://127.0.0.1:PORT` is somebody else.
+    pub fn is_own_origin(&self, origin: &str, host: &str) -> bool {
+        let (scheme, rest) = match origin.split_once("://") {
+            Some(pair) => pair,
+            None => return false,
+        };
+        if !rest.eq_ignore_ascii_case(host) {
+            return false;
+        }
+        match scheme.to_ascii_lowercase().as_str() {
+            "http" => true,
+            "https" => {
+                let name = normalise(host_name(host));
+                !LOOPBACK.contains(&name.as_str()) && self.names.contains(&name)
+            }
+            _ => false,
+        }
+    }
 }
 
 fn normalise(name: &str) -> String {
@@ -105,11 +127,7 @@ pub async fn check_request(
     }
     if is_unsafe(request.method()) {
         if let Some(origin) = header_text(&request, header::ORIGIN) {
-            let same = origin
-                .strip_prefix("http://")
-                .or_else(|| origin.strip_prefix("https://"))
-                .is_some_and(|rest| rest.eq_ignore_ascii_case(host));
-            if !same {
+            if !state.hosts.is_own_origin(origin, host) {
                 return ApiError::new(
                     StatusCode::FORBIDDEN,
                     "A request from another site can't change anything here.",
@@ -119,6 +137,16 @@ pub async fn check_request(
         }
     }
     let mut response = next.run(request).await;
+    // The whole-request timeout (tower-http's) answers with a bare status.
+    if response.status() == StatusCode::REQUEST_TIMEOUT
+        && !response.headers().contains_key(header::CONTENT_TYPE)
+    {
+        response = ApiError::new(
+            StatusCode::REQUEST_TIMEOUT,
+            "The request took too long to arrive or to answer. Send it again.",
+        )
+        .into_response();
+    }
     // A route that set its own (the artifact frame allows SAMEORIGIN)
     // keeps it; everything else gets the strict default.
     let headers = response.headers_mut();
@@ -166,6 +194,30 @@ mod tests {
             "0.0.0.0:7777",
         ] {
             assert!(!hosts.allows(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_origin_check_compares_the_scheme_too() {
+        let hosts = AllowedHosts::new(["conch.lan".to_string()]);
+        let own = |origin: &str, host: &str| hosts.is_own_origin(origin, host);
+        assert!(own("http://127.0.0.1:7777", "127.0.0.1:7777"));
+        assert!(own("HTTP://LOCALHOST:7777", "localhost:7777"));
+        assert!(own("http://conch.lan", "conch.lan"));
+        // A configured name may sit behind an HTTPS proxy.
+        assert!(own("https://conch.lan", "conch.lan"));
+        for (origin, host) in [
+            ("https://127.0.0.1:7777", "127.0.0.1:7777"),
+            ("https://localhost:7777", "localhost:7777"),
+            ("https://[::1]:7777", "[::1]:7777"),
+            ("ws://127.0.0.1:7777", "127.0.0.1:7777"),
+            ("http://127.0.0.1:7778", "127.0.0.1:7777"),
+            ("http://127.0.0.1:7777/", "127.0.0.1:7777"),
+            ("127.0.0.1:7777", "127.0.0.1:7777"),
+            ("null", "127.0.0.1:7777"),
+            ("http://evil.example", "127.0.0.1:7777"),
+        ] {
+            assert!(!own(origin, host), "{origin} for {host}");
         }
     }
 }

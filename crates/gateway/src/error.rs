@@ -9,6 +9,8 @@ use conversations::{ChatError, LogError};
 pub struct ApiError {
     pub status: StatusCode,
     pub sentence: String,
+    /// Seconds to wait before trying again (`Retry-After`, with 429).
+    pub retry_after: Option<u64>,
 }
 
 impl ApiError {
@@ -16,6 +18,21 @@ impl ApiError {
         ApiError {
             status,
             sentence: sentence.into(),
+            retry_after: None,
+        }
+    }
+
+    /// 429: too many tries; try again in `secs` seconds.
+    pub fn slow_down(secs: u64) -> ApiError {
+        ApiError {
+            retry_after: Some(secs),
+            ..ApiError::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                format!(
+                    "Too many wrong tries. Wait {secs} second{} and try again.",
+                    if secs == 1 { "" } else { "s" }
+                ),
+            )
         }
     }
 
@@ -31,7 +48,13 @@ impl ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let body = Json(serde_json::json!({ "error": self.sentence }));
-        (self.status, body).into_response()
+        let mut response = (self.status, body).into_response();
+        if let Some(secs) = self.retry_after {
+            response
+                .headers_mut()
+                .insert(axum::http::header::RETRY_AFTER, secs.into());
+        }
+        response
     }
 }
 
@@ -40,6 +63,7 @@ impl From<ChatError> for ApiError {
         let status = match &e {
             ChatError::NotFound(_) => StatusCode::NOT_FOUND,
             ChatError::Work { .. } | ChatError::EmptyMessage => StatusCode::BAD_REQUEST,
+            ChatError::WorkRefused(_) => StatusCode::FORBIDDEN,
             ChatError::MessageTooLong { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             ChatError::NotWaiting(_) => StatusCode::CONFLICT,
             ChatError::Skill(_) | ChatError::TurnRunning => StatusCode::CONFLICT,

@@ -7,15 +7,18 @@ pub mod checks;
 mod error;
 mod json_body;
 mod routes;
+pub mod serve;
 mod state;
 
 use axum::extract::DefaultBodyLimit;
 use axum::http::{Method, StatusCode, Uri};
 use axum::routing::{delete, get, post};
 use axum::{middleware, Router};
+use tower_http::timeout::TimeoutLayer;
 
 pub use checks::AllowedHosts;
 pub use error::ApiError;
+pub use serve::{serve, Limits};
 pub use state::AppState;
 
 /// The largest request body the API takes.
@@ -52,6 +55,10 @@ pub fn router(state: AppState) -> Router {
         )
         .route("/api/security", get(routes::security::checkup))
         .route("/api/session/confirm", post(routes::session::confirm))
+        .route(
+            "/api/sessions",
+            delete(routes::session::sign_out_everywhere),
+        )
         .route("/api/artifacts", get(routes::artifacts::list))
         .route(
             "/api/artifacts/{id}",
@@ -119,6 +126,10 @@ pub fn router(state: AppState) -> Router {
         .merge(open)
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(TimeoutLayer::with_status_code(
+            StatusCode::REQUEST_TIMEOUT,
+            state.limits.request,
+        ))
         .layer(middleware::from_fn_with_state(
             state.clone(),
             checks::check_request,

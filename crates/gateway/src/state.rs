@@ -16,28 +16,42 @@ pub struct Inner {
     pub hosts: AllowedHosts,
     /// Where the gateway listens, for the security checkup.
     pub listening: Option<std::net::SocketAddr>,
+    /// Timeouts and the connection cap ([`crate::serve`]).
+    pub limits: crate::serve::Limits,
 }
 
 impl AppState {
     pub fn new(chats: Arc<Chats>, hosts: AllowedHosts) -> AppState {
         let home = chats.home().root().to_path_buf();
+        let security = chats.security().clone();
         AppState(Arc::new(Inner {
             chats,
-            auth: Auth::new(home),
+            auth: Auth::new(home, security),
             hosts,
             listening: None,
+            limits: crate::serve::Limits::default(),
         }))
     }
 
-    /// Says where the gateway listens (the checkup reports it).
-    pub fn listening_on(self, addr: std::net::SocketAddr) -> AppState {
+    /// Serves with these limits instead of the defaults.
+    pub fn with_limits(self, limits: crate::serve::Limits) -> AppState {
+        self.change(|inner| inner.limits = limits)
+    }
+
+    /// Changes a setting before the state is shared.
+    fn change(self, f: impl FnOnce(&mut Inner)) -> AppState {
         match Arc::try_unwrap(self.0) {
             Ok(mut inner) => {
-                inner.listening = Some(addr);
+                f(&mut inner);
                 AppState(Arc::new(inner))
             }
             Err(shared) => AppState(shared),
         }
+    }
+
+    /// Says where the gateway listens (the checkup reports it).
+    pub fn listening_on(self, addr: std::net::SocketAddr) -> AppState {
+        self.change(|inner| inner.listening = Some(addr))
     }
 }
 

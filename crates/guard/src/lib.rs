@@ -23,6 +23,7 @@ mod rules;
 pub mod runs_later;
 mod walk;
 pub mod words;
+pub mod work_folder;
 
 pub use decide::{decide, Call, Decision, Settings};
 pub use hold::{off_list, on_list};
@@ -33,3 +34,4 @@ pub use protect::{reaches_for_powers, Protected, Why};
 pub use provenance::{provenance, Read};
 pub use rules::Rule;
 pub use walk::Walk;
+pub use work_folder::refusal as work_folder_refusal;

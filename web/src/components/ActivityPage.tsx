@@ -13,6 +13,7 @@ const FILTERS: { id: string; label: string; kinds?: string[]; waiting?: boolean 
   { id: "waiting", label: "Still waiting", waiting: true },
   { id: "read", label: "Read from outside", kinds: ["read"] },
   { id: "skill", label: "Skills", kinds: ["skill"] },
+  { id: "security", label: "Security", kinds: ["security"] },
 ];
 
 function day(iso: string): string {
@@ -26,9 +27,12 @@ function day(iso: string): string {
 
 function Row({ r, onAnswered }: { r: ActivityRow; onAnswered: () => void }) {
   const [error, setError] = useState<string | null>(null);
+  // A security row (someone trying passwords) isn't a chat's: it leads to
+  // the checkup.
+  const href = r.kind === "security" ? "/settings/security" : `/chats/${r.chat}?at=${r.seq}`;
   const open = (e: Event) => {
     e.preventDefault();
-    navigate(`/chats/${r.chat}?at=${r.seq}`);
+    navigate(href);
   };
   const answer = async (a: "once" | "deny") => {
     setError(null);
@@ -47,8 +51,8 @@ function Row({ r, onAnswered }: { r: ActivityRow; onAnswered: () => void }) {
         {r.says}
         {r.state && <span class="quiet"> · {r.state}</span>}
       </span>
-      <a class="chat-link" href={`/chats/${r.chat}?at=${r.seq}`} onClick={open}>
-        {r.chatTitle || "a chat"}
+      <a class="chat-link" href={href} onClick={open}>
+        {r.kind === "security" ? "Security" : r.chatTitle || "a chat"}
       </a>
       {r.ask && (
         <span class="answers">

@@ -83,7 +83,20 @@ export function SettingsPage({ onSignOut }: { onSignOut: () => void }) {
       </section>
       <section>
         <h2>Session</h2>
-        <button onClick={() => api.signOut().then(onSignOut, onSignOut)}>Sign out</button>
+        <div class="row">
+          <button onClick={() => api.signOut().then(onSignOut, onSignOut)}>Sign out</button>
+          <button
+            class="danger"
+            onClick={() => {
+              if (confirm("Sign out every browser that is signed in to Conch, this one too?")) {
+                api.signOutEverywhere().then(onSignOut, onSignOut);
+              }
+            }}
+          >
+            Sign out everywhere
+          </button>
+        </div>
+        <p class="quiet">Signing in lasts 7 days unused, across restarts. Sign out everywhere ends every browser's session (also: conch sessions revoke).</p>
       </section>
     </div>
   );

@@ -3,6 +3,8 @@ use std::path::{Path, PathBuf};
 use std::sync::RwLock;
 
 use protocol::{ActivityChange, ActivityFold, ActivityKind, ActivityRow, Body, Event, Speaker};
+
+use crate::security::{Attempt, SpellChange, SpellFold};
 use serde::Serialize;
 
 /// A row's place in time: newest first is this order, reversed. Two events
@@ -28,7 +30,13 @@ struct Inner {
     all: BTreeSet<Cursor>,
     by_kind: HashMap<ActivityKind, BTreeSet<Cursor>>,
     totals: Totals,
+    /// Tries to get in (`security.jsonl`), shown as the pseudo-chat
+    /// `security`.
+    security: SpellFold,
 }
+
+/// The id rows from `security.jsonl` are listed under.
+pub const SECURITY_CHAT: &str = "security";
 
 /// One row as a page shows it.
 #[derive(Debug, Clone, Serialize)]
@@ -98,6 +106,51 @@ impl Cursor {
 }
 
 impl Inner {
+    fn new() -> Inner {
+        Inner {
+            chats: Vec::new(),
+            by_id: HashMap::new(),
+            rows: HashMap::new(),
+            all: BTreeSet::new(),
+            by_kind: HashMap::new(),
+            totals: Totals::default(),
+            security: SpellFold::default(),
+        }
+    }
+
+    /// Adds a row, or puts it where it now belongs when it was there.
+    fn put(&mut self, chat: u32, row: ActivityRow) {
+        let cursor = Cursor {
+            at_ms: protocol::parse_rfc3339(&row.at).unwrap_or(0),
+            chat,
+            seq: row.seq,
+        };
+        if let Some((was, _)) = self.rows.get(&(chat, row.seq)) {
+            let was = *was;
+            self.all.remove(&was);
+            for set in self.by_kind.values_mut() {
+                set.remove(&was);
+            }
+        }
+        self.all.insert(cursor);
+        self.by_kind.entry(row.kind).or_default().insert(cursor);
+        self.rows.insert((chat, row.seq), (cursor, row));
+    }
+
+    fn apply_security(&mut self, attempt: &Attempt) {
+        let Some(change) = self.security.apply(attempt) else {
+            return;
+        };
+        let chat = self.chat_index(SECURITY_CHAT);
+        if let Some(c) = self.chats.get_mut(chat as usize) {
+            c.title.get_or_insert_with(|| "Signing in".to_owned());
+        }
+        let spell = match change {
+            SpellChange::New(spell) | SpellChange::Grew { spell, .. } => spell,
+        };
+        self.put(chat, spell.row());
+    }
+
     fn chat_index(&mut self, id: &str) -> u32 {
         if let Some(i) = self.by_id.get(id) {
             return *i;
@@ -139,16 +192,7 @@ impl Inner {
         }
         for change in c.fold.apply(event) {
             match change {
-                ActivityChange::New(row) => {
-                    let cursor = Cursor {
-                        at_ms: protocol::parse_rfc3339(&row.at).unwrap_or(0),
-                        chat,
-                        seq: row.seq,
-                    };
-                    self.all.insert(cursor);
-                    self.by_kind.entry(row.kind).or_default().insert(cursor);
-                    self.rows.insert((chat, row.seq), (cursor, row));
-                }
+                ActivityChange::New(row) => self.put(chat, row),
                 ActivityChange::State { seq, state, ask } => {
                     if let Some((_, row)) = self.rows.get_mut(&(chat, seq)) {
                         row.state = Some(state);
@@ -160,9 +204,20 @@ impl Inner {
     }
 }
 
+/// Something committed while the index was being built.
+enum Late {
+    Event(String, Box<Event>),
+    Attempt(Attempt),
+}
+
 /// The Activity index for one home.
 pub struct Activity {
     chats_dir: PathBuf,
+    security: PathBuf,
+    /// One build at a time.
+    building: std::sync::Mutex<()>,
+    /// While a build reads the files: what was committed meanwhile.
+    pending: std::sync::Mutex<Option<Vec<Late>>>,
     inner: RwLock<Option<Inner>>,
 }
 
@@ -177,32 +232,29 @@ impl Activity {
     pub fn new(chats_dir: &Path) -> Activity {
         Activity {
             chats_dir: chats_dir.to_path_buf(),
+            security: chats_dir
+                .parent()
+                .unwrap_or(chats_dir)
+                .join(crate::security::SECURITY_FILE),
+            building: std::sync::Mutex::new(()),
+            pending: std::sync::Mutex::new(None),
             inner: RwLock::new(None),
         }
     }
 
-    /// Reads every chat's log, unless that was done already.
+    /// Reads every chat's log, unless that was done already. The index
+    /// isn't locked while the logs are read: appends go on meanwhile (their
+    /// events wait in `pending`), so a slow start-up never holds up a chat.
     pub fn build(&self) {
-        if self
-            .inner
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .is_some()
-        {
+        if self.is_built() {
             return;
         }
-        let mut guard = self.inner.write().unwrap_or_else(|p| p.into_inner());
-        if guard.is_some() {
+        let _one_builder = self.building.lock().unwrap_or_else(|p| p.into_inner());
+        if self.is_built() {
             return;
         }
-        let mut inner = Inner {
-            chats: Vec::new(),
-            by_id: HashMap::new(),
-            rows: HashMap::new(),
-            all: BTreeSet::new(),
-            by_kind: HashMap::new(),
-            totals: Totals::default(),
-        };
+        *self.lock_pending() = Some(Vec::new());
+        let mut inner = Inner::new();
         let mut dirs: Vec<_> = std::fs::read_dir(&self.chats_dir)
             .into_iter()
             .flatten()
@@ -216,17 +268,67 @@ impl Activity {
             let path = self.chats_dir.join(&id).join(crate::log::LOG_FILE);
             read_log(&path, |e| inner.apply(chat, e));
         }
+        for attempt in crate::security::read(&self.security) {
+            inner.apply_security(&attempt);
+        }
+        // What was committed while the files were read; anything read
+        // already is dropped by its `seq`.
+        let mut guard = self.inner.write().unwrap_or_else(|p| p.into_inner());
+        for late in self.lock_pending().take().unwrap_or_default() {
+            match late {
+                Late::Event(chat, event) => {
+                    let i = inner.chat_index(&chat);
+                    inner.apply(i, &event);
+                }
+                Late::Attempt(attempt) => inner.apply_security(&attempt),
+            }
+        }
         *guard = Some(inner);
     }
 
-    /// An event was committed to `chat`'s log. Before the index is built it
-    /// is left for the build to read from the file, where it already is.
-    pub fn observe(&self, chat: &str, event: &Event) {
+    fn is_built(&self) -> bool {
+        self.inner
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_some()
+    }
+
+    fn lock_pending(&self) -> std::sync::MutexGuard<'_, Option<Vec<Late>>> {
+        self.pending.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Applies what was committed to the index; while a build reads the
+    /// files, keeps it for the build; before any build, leaves it to the
+    /// build to come (which reads it from its file).
+    fn take_in(&self, apply: impl FnOnce(&mut Inner), late: impl FnOnce() -> Late) {
         let mut guard = self.inner.write().unwrap_or_else(|p| p.into_inner());
-        if let Some(inner) = guard.as_mut() {
-            let i = inner.chat_index(chat);
-            inner.apply(i, event);
+        match guard.as_mut() {
+            Some(inner) => apply(inner),
+            None => {
+                if let Some(pending) = self.lock_pending().as_mut() {
+                    pending.push(late());
+                }
+            }
         }
+    }
+
+    /// A failed try to get in was written to `security.jsonl`.
+    pub fn observe_security(&self, attempt: &Attempt) {
+        self.take_in(
+            |inner| inner.apply_security(attempt),
+            || Late::Attempt(attempt.clone()),
+        );
+    }
+
+    /// An event was committed to `chat`'s log.
+    pub fn observe(&self, chat: &str, event: &Event) {
+        self.take_in(
+            |inner| {
+                let i = inner.chat_index(chat);
+                inner.apply(i, event);
+            },
+            || Late::Event(chat.to_owned(), Box::new(event.clone())),
+        );
     }
 
     /// The page of rows older than `before` (newest first), of `kinds` (all

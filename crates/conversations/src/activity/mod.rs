@@ -10,4 +10,4 @@
 
 mod index;
 
-pub use index::{Activity, ActivityPage, Cursor, PageRow, Totals};
+pub use index::{Activity, ActivityPage, Cursor, PageRow, Totals, SECURITY_CHAT};

@@ -11,6 +11,7 @@ use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 
+use super::file_stamp::{stamp, FileStamp};
 use super::random;
 use conversations::private_file::write_private;
 
@@ -129,26 +130,6 @@ fn lock(home: &Path) -> Result<std::fs::File, KeyError> {
 pub struct KeyCache {
     path: PathBuf,
     cached: Mutex<(Option<FileStamp>, Vec<KeyRecord>)>,
-}
-
-/// What tells one version of the file from the next. mtime alone is too
-/// coarse (two writes in one clock tick look alike); every write is a new
-/// file renamed into place, and a create or revoke changes the size.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct FileStamp {
-    ino: u64,
-    size: u64,
-    modified: Option<SystemTime>,
-}
-
-fn stamp(path: &Path) -> Option<FileStamp> {
-    use std::os::unix::fs::MetadataExt;
-    let meta = std::fs::metadata(path).ok()?;
-    Some(FileStamp {
-        ino: meta.ino(),
-        size: meta.len(),
-        modified: meta.modified().ok(),
-    })
 }
 
 impl KeyCache {

@@ -2,14 +2,22 @@
 //! access key). Every `/api` route but health and sign-in needs one of them;
 //! routes a person alone may use refuse keys with 403.
 
+mod file_stamp;
 pub mod keys;
 pub mod password;
 pub mod random;
 pub mod sessions;
 pub mod setup_link;
+pub mod throttle;
 
+use std::collections::HashSet;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use axum::extract::ConnectInfo;
+use conversations::security::{SecurityLog, Tried};
 
 use axum::extract::{FromRequestParts, Request, State};
 use axum::http::request::Parts;
@@ -23,6 +31,7 @@ use crate::state::AppState;
 use keys::{KeyCache, KeyRecord};
 use sessions::{Session, Sessions};
 use setup_link::SetupLink;
+use throttle::{Attempt, Throttle};
 
 pub struct Auth {
     pub home: PathBuf,
@@ -32,17 +41,105 @@ pub struct Auth {
     /// argon2 is slow on purpose; at most two checks run at once, so a flood
     /// of sign-in attempts can't take every core.
     pub password_slots: Arc<Semaphore>,
+    /// Guessing slowed down: sign-ins, confirmations, setup links.
+    throttle: Mutex<Throttle>,
+    /// Where failed tries are written (Activity and the checkup read it).
+    security: Arc<SecurityLog>,
+    /// Sessions whose password confirmation is being checked right now.
+    confirming: Mutex<HashSet<String>>,
 }
 
 impl Auth {
-    pub fn new(home: PathBuf) -> Auth {
+    pub fn new(home: PathBuf, security: Arc<SecurityLog>) -> Auth {
         Auth {
             keys: KeyCache::new(&home),
+            sessions: Sessions::new(&home),
             home,
-            sessions: Sessions::default(),
             setup: SetupLink::default(),
             password_slots: Arc::new(Semaphore::new(2)),
+            throttle: Mutex::new(Throttle::new(throttle::Policy::default())),
+            security,
+            confirming: Mutex::new(HashSet::new()),
         }
+    }
+
+    /// Lets a try from `peer` in (counted as a failure until settled), or
+    /// refuses it with 429 and how long to wait.
+    pub fn admit(&self, peer: &Peer) -> Result<Attempt, ApiError> {
+        self.lock_throttle()
+            .admit(peer.0, Instant::now())
+            .map_err(|wait| ApiError::slow_down(throttle::retry_after_secs(wait)))
+    }
+
+    /// The try was right: its address starts again from nothing.
+    pub fn right(&self, attempt: Attempt) {
+        self.lock_throttle().right(attempt);
+    }
+
+    /// The try wasn't a guess (no password set, Conch failing).
+    pub fn not_a_guess(&self, attempt: Attempt) {
+        self.lock_throttle().not_a_guess(attempt);
+    }
+
+    /// The try was wrong: it stays counted, and is written down for
+    /// Activity and the checkup.
+    pub async fn wrong(&self, peer: &Peer, tried: Tried) {
+        let security = self.security.clone();
+        let from = peer.0.to_canonical().to_string();
+        let written = tokio::task::spawn_blocking(move || security.record(tried, &from)).await;
+        if let Ok(Err(e)) = written {
+            conversations::warn(&format!(
+                "A wrong password couldn't be written to security.jsonl: {e}."
+            ));
+        }
+    }
+
+    /// Marks `session` as confirming its password; `None` when it already
+    /// is (one confirmation at a time per session). Done when dropped.
+    pub fn start_confirming(&self, session: &str) -> Option<Confirming<'_>> {
+        let key = random::digest(session);
+        let mut confirming = self.confirming.lock().unwrap_or_else(|p| p.into_inner());
+        confirming
+            .insert(key.clone())
+            .then_some(Confirming { auth: self, key })
+    }
+
+    fn lock_throttle(&self) -> std::sync::MutexGuard<'_, Throttle> {
+        self.throttle.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// A confirmation in progress.
+pub struct Confirming<'a> {
+    auth: &'a Auth,
+    key: String,
+}
+
+impl Drop for Confirming<'_> {
+    fn drop(&mut self) {
+        self.auth
+            .confirming
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&self.key);
+    }
+}
+
+/// The client's address, as the connection came in (unspecified when the
+/// router is served without one).
+#[derive(Debug, Clone, Copy)]
+pub struct Peer(pub IpAddr);
+
+impl<S: Send + Sync> FromRequestParts<S> for Peer {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        Ok(Peer(
+            parts
+                .extensions
+                .get::<ConnectInfo<SocketAddr>>()
+                .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |c| c.0.ip()),
+        ))
     }
 }
 

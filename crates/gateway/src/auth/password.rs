@@ -31,6 +31,8 @@ pub enum PasswordError {
     /// owner.json exists but isn't what Conch writes.
     Damaged(String),
     Hash(String),
+    /// A first password was asked for, but one is set.
+    AlreadySet,
 }
 
 impl std::fmt::Display for PasswordError {
@@ -50,6 +52,9 @@ impl std::fmt::Display for PasswordError {
                 "owner.json is damaged ({why}), so nobody can sign in. Run conch setup --password-stdin to set the password again."
             ),
             PasswordError::Hash(why) => write!(f, "The password couldn't be hashed: {why}."),
+            PasswordError::AlreadySet => f.write_str(
+                "A password is already set. Sign in with it; to change it, run conch setup --password-stdin.",
+            ),
         }
     }
 }
@@ -61,14 +66,45 @@ pub fn is_set(home: &Path) -> bool {
     home.join(OWNER_FILE).exists()
 }
 
-/// Chooses (or replaces) the owner's password.
-pub fn set(home: &Path, password: &str) -> Result<(), PasswordError> {
+/// Whether `password` may be chosen: long enough, not too long.
+pub fn acceptable(password: &str) -> Result<(), PasswordError> {
     if password.chars().count() < MIN_PASSWORD_CHARS {
         return Err(PasswordError::TooShort);
     }
     if password.len() > MAX_PASSWORD_BYTES {
         return Err(PasswordError::TooLong);
     }
+    Ok(())
+}
+
+/// Chooses (or replaces) the owner's password.
+pub fn set(home: &Path, password: &str) -> Result<(), PasswordError> {
+    let text = owner_file(password)?;
+    write_private(&home.join(OWNER_FILE), text.as_bytes()).map_err(PasswordError::Io)
+}
+
+/// Chooses the first password: never replaces one that is set, even one
+/// set a moment ago by another process (the file is linked into place, which
+/// fails when it exists).
+pub fn set_first(home: &Path, password: &str) -> Result<(), PasswordError> {
+    let text = owner_file(password)?;
+    let temp = home.join(format!(
+        ".{OWNER_FILE}.{}.first",
+        crate::auth::random::token(8).map_err(|e| PasswordError::Hash(e.to_string()))?
+    ));
+    write_private(&temp, text.as_bytes()).map_err(PasswordError::Io)?;
+    let linked = std::fs::hard_link(&temp, home.join(OWNER_FILE));
+    let _ = std::fs::remove_file(&temp);
+    match linked {
+        Ok(()) => conversations::private_file::sync_dir(home).map_err(PasswordError::Io),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(PasswordError::AlreadySet),
+        Err(e) => Err(PasswordError::Io(e)),
+    }
+}
+
+/// The contents of `owner.json` for `password`.
+fn owner_file(password: &str) -> Result<String, PasswordError> {
+    acceptable(password)?;
     let mut salt = [0u8; 16];
     getrandom_fill(&mut salt)?;
     let salt = SaltString::encode_b64(&salt).map_err(|e| PasswordError::Hash(e.to_string()))?;
@@ -80,9 +116,7 @@ pub fn set(home: &Path, password: &str) -> Result<(), PasswordError> {
         hash,
         set: protocol::format_rfc3339(std::time::SystemTime::now()),
     };
-    let text =
-        serde_json::to_string_pretty(&file).map_err(|e| PasswordError::Hash(e.to_string()))?;
-    write_private(&home.join(OWNER_FILE), text.as_bytes()).map_err(PasswordError::Io)
+    serde_json::to_string_pretty(&file).map_err(|e| PasswordError::Hash(e.to_string()))
 }
 
 /// Checks a password against the stored hash. `Ok(None)` when no password
@@ -129,6 +163,22 @@ mod tests {
         let stored = std::fs::read_to_string(dir.path().join(OWNER_FILE)).unwrap();
         assert!(stored.contains("$argon2id$"));
         assert!(!stored.contains("correct horse"));
+    }
+
+    #[test]
+    fn a_first_password_never_replaces_one() {
+        let dir = tempfile::tempdir().unwrap();
+        set_first(dir.path(), "the first one").unwrap();
+        assert!(matches!(
+            set_first(dir.path(), "the second one"),
+            Err(PasswordError::AlreadySet)
+        ));
+        assert_eq!(verify(dir.path(), "the first one").unwrap(), Some(true));
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, [OWNER_FILE], "no temporary file is left");
     }
 
     #[test]

@@ -1,5 +1,11 @@
 //! The one-time link `conch serve` prints when no password is set: a token
 //! valid for 15 minutes, shown only in the terminal, used once.
+//!
+//! Used once means claimed before anything else happens: [`SetupLink::claim`]
+//! checks the token and takes the link in one step under one lock, so of
+//! several uses at the same moment exactly one gets it and every other is
+//! told the link was used. A claim that comes to nothing (the password
+//! couldn't be saved) puts the link back.
 
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -13,39 +19,121 @@ pub enum LinkCheck {
     Valid,
     Expired,
     Wrong,
-    /// There is no link (a password was already set, or it was used).
+    /// It was used (or is being used right now).
+    Used,
+    /// There is no link (a password was already set when Conch started).
     Gone,
 }
 
-#[derive(Default)]
+#[derive(Debug, Clone)]
+enum State {
+    None,
+    Issued {
+        digest: String,
+        at: Instant,
+    },
+    /// Claimed by a use: spent, unless that use gives it back.
+    Claimed {
+        digest: String,
+        at: Instant,
+    },
+    Used,
+}
+
 pub struct SetupLink {
-    token: Mutex<Option<(String, Instant)>>,
+    state: Mutex<State>,
+}
+
+impl Default for SetupLink {
+    fn default() -> SetupLink {
+        SetupLink {
+            state: Mutex::new(State::None),
+        }
+    }
+}
+
+/// A claimed link. Dropped without [`Claim::spend`], the link is given back.
+#[must_use]
+pub struct Claim<'a> {
+    link: &'a SetupLink,
+    spent: bool,
+}
+
+impl Claim<'_> {
+    /// The password was set with it: the link is used for good.
+    pub fn spend(mut self) {
+        self.spent = true;
+        *self.link.lock() = State::Used;
+    }
+}
+
+impl Drop for Claim<'_> {
+    fn drop(&mut self) {
+        if self.spent {
+            return;
+        }
+        let mut state = self.link.lock();
+        if let State::Claimed { digest, at } = &*state {
+            *state = State::Issued {
+                digest: digest.clone(),
+                at: *at,
+            };
+        }
+    }
 }
 
 impl SetupLink {
     /// Makes a new link's token, replacing any earlier one.
     pub fn issue(&self) -> Result<String, getrandom::Error> {
         let token = random::token(32)?;
-        *self.lock() = Some((random::digest(&token), Instant::now()));
+        *self.lock() = State::Issued {
+            digest: random::digest(&token),
+            at: Instant::now(),
+        };
         Ok(token)
     }
 
+    /// What `token` would get, without taking the link.
     pub fn check(&self, token: &str) -> LinkCheck {
-        match &*self.lock() {
-            None => LinkCheck::Gone,
-            Some((digest, _)) if !random::same(digest, &random::digest(token)) => LinkCheck::Wrong,
-            Some((_, issued)) if issued.elapsed() >= VALID_FOR => LinkCheck::Expired,
-            Some(_) => LinkCheck::Valid,
+        judge(&self.lock(), token)
+    }
+
+    /// Takes the link for `token`, or says why not. Checking and taking are
+    /// one step: two uses can't both get it.
+    pub fn claim(&self, token: &str) -> Result<Claim<'_>, LinkCheck> {
+        let mut state = self.lock();
+        match judge(&state, token) {
+            LinkCheck::Valid => {
+                if let State::Issued { digest, at } = &*state {
+                    *state = State::Claimed {
+                        digest: digest.clone(),
+                        at: *at,
+                    };
+                }
+                Ok(Claim {
+                    link: self,
+                    spent: false,
+                })
+            }
+            other => Err(other),
         }
     }
 
-    /// Uses the link up: it works once.
-    pub fn spend(&self) {
-        self.lock().take();
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
+}
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Option<(String, Instant)>> {
-        self.token.lock().unwrap_or_else(|p| p.into_inner())
+fn judge(state: &State, token: &str) -> LinkCheck {
+    let matches = |digest: &str| random::same(digest, &random::digest(token));
+    match state {
+        State::None => LinkCheck::Gone,
+        State::Used => LinkCheck::Used,
+        State::Claimed { digest, .. } if matches(digest) => LinkCheck::Used,
+        State::Claimed { .. } => LinkCheck::Wrong,
+        State::Issued { digest, .. } if !matches(digest) => LinkCheck::Wrong,
+        State::Issued { at, .. } if at.elapsed() >= VALID_FOR => LinkCheck::Expired,
+        State::Issued { .. } => LinkCheck::Valid,
     }
 }
 
@@ -60,7 +148,45 @@ mod tests {
         let token = link.issue().unwrap();
         assert_eq!(link.check("x"), LinkCheck::Wrong);
         assert_eq!(link.check(&token), LinkCheck::Valid);
-        link.spend();
-        assert_eq!(link.check(&token), LinkCheck::Gone);
+        link.claim(&token).unwrap().spend();
+        assert_eq!(link.check(&token), LinkCheck::Used);
+        assert_eq!(link.claim(&token).err(), Some(LinkCheck::Used));
+    }
+
+    #[test]
+    fn one_claim_at_a_time_and_a_failed_one_gives_it_back() {
+        let link = SetupLink::default();
+        let token = link.issue().unwrap();
+        let first = link.claim(&token).unwrap();
+        assert_eq!(link.claim(&token).err(), Some(LinkCheck::Used));
+        assert_eq!(link.claim("wrong").err(), Some(LinkCheck::Wrong));
+        drop(first);
+        assert_eq!(link.check(&token), LinkCheck::Valid);
+        link.claim(&token).unwrap().spend();
+        assert_eq!(link.check(&token), LinkCheck::Used);
+    }
+
+    #[test]
+    fn many_threads_one_winner() {
+        let link = std::sync::Arc::new(SetupLink::default());
+        let token = link.issue().unwrap();
+        let winners: usize = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..16)
+                .map(|_| {
+                    let link = link.clone();
+                    let token = token.clone();
+                    s.spawn(move || match link.claim(&token) {
+                        Ok(claim) => {
+                            claim.spend();
+                            1
+                        }
+                        Err(LinkCheck::Used) => 0,
+                        Err(other) => panic!("{other:?}"),
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).sum()
+        });
+        assert_eq!(winners, 1);
     }
 }

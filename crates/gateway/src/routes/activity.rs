@@ -14,7 +14,7 @@ use crate::state::AppState;
 pub struct ActivityQuery {
     before: Option<String>,
     /// Comma-separated: command, file, page, app, question, read, skill,
-    /// memory.
+    /// memory, security.
     kinds: Option<String>,
     /// `1`: only questions still waiting.
     waiting: Option<String>,

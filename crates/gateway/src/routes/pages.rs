@@ -6,8 +6,11 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 
-use crate::auth::password;
+use conversations::security::Tried;
+
 use crate::auth::setup_link::LinkCheck;
+use crate::auth::{password, Peer};
+use crate::error::ApiError;
 use crate::routes::session::session_cookie;
 use crate::state::AppState;
 
@@ -109,34 +112,87 @@ fn setup_form(token: &str, error: Option<&str>) -> String {
     )
 }
 
-fn link_problem(state: &AppState, token: &str) -> Option<Response> {
-    if password::is_set(&state.auth.home) {
-        return Some(page(
+/// The page for a link that can't be used, in its own words.
+fn link_refused(check: LinkCheck, password_set: bool) -> Response {
+    let (status, sentence) = match check {
+        LinkCheck::Used => (
             StatusCode::CONFLICT,
-            "Already set",
-            "<h1>A password is already set</h1><p>Sign in with it. To change it, run <code>conch setup --password-stdin</code> in the terminal.</p>",
-        ));
-    }
-    let sentence = match state.auth.setup.check(token) {
-        LinkCheck::Valid => return None,
-        LinkCheck::Expired => "This setup link has expired (links last 15 minutes). Restart conch serve for a new one, or run conch setup --password-stdin.",
-        LinkCheck::Wrong | LinkCheck::Gone => "This setup link isn't valid. Use the link conch serve printed, or run conch setup --password-stdin.",
+            "This setup link was already used: a password was chosen with it. Sign in with that password, or run conch setup --password-stdin to set another.",
+        ),
+        LinkCheck::Gone if password_set => {
+            return page(
+                StatusCode::CONFLICT,
+                "Already set",
+                "<h1>A password is already set</h1><p>Sign in with it. To change it, run <code>conch setup --password-stdin</code> in the terminal.</p>",
+            )
+        }
+        LinkCheck::Expired => (
+            StatusCode::FORBIDDEN,
+            "This setup link has expired (links last 15 minutes). Restart conch serve for a new one, or run conch setup --password-stdin.",
+        ),
+        LinkCheck::Valid | LinkCheck::Wrong | LinkCheck::Gone => (
+            StatusCode::FORBIDDEN,
+            "This setup link isn't valid. Use the link conch serve printed, or run conch setup --password-stdin.",
+        ),
     };
-    Some(page(
-        StatusCode::FORBIDDEN,
+    page(
+        status,
         "Setup",
         &format!(
             "<h1>Can't set the password here</h1><p>{}</p>",
             escape(sentence)
         ),
-    ))
+    )
+}
+
+fn slow_down(error: ApiError) -> Response {
+    let mut response = page(
+        StatusCode::TOO_MANY_REQUESTS,
+        "Setup",
+        &format!("<h1>Wait a moment</h1><p>{}</p>", escape(&error.sentence)),
+    );
+    if let Some(secs) = error.retry_after {
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, secs.into());
+    }
+    response
+}
+
+/// Checks `token` as one try from `peer`. The right token isn't a guess
+/// and is never slowed down (so several uses at once all reach the claim,
+/// and all but one hear the link was used); a wrong or expired one is
+/// slowed down like a wrong password, and written down. `Ok` when the link
+/// may be used.
+async fn try_link(state: &AppState, peer: &Peer, token: &str) -> Result<(), Response> {
+    let check = state.auth.setup.check(token);
+    match check {
+        LinkCheck::Valid => return Ok(()),
+        // No token at all isn't a guess at one.
+        LinkCheck::Wrong if token.is_empty() => {
+            return Err(link_refused(check, password::is_set(&state.auth.home)))
+        }
+        LinkCheck::Used | LinkCheck::Gone => {
+            return Err(link_refused(check, password::is_set(&state.auth.home)))
+        }
+        LinkCheck::Wrong | LinkCheck::Expired => {}
+    }
+    let _counted = state.auth.admit(peer).map_err(slow_down)?;
+    state.auth.wrong(peer, Tried::SetupLink).await;
+    Err(link_refused(check, password::is_set(&state.auth.home)))
 }
 
 /// `GET /setup?token=…`
-pub async fn setup_page(State(state): State<AppState>, Query(q): Query<SetupQuery>) -> Response {
+pub async fn setup_page(
+    State(state): State<AppState>,
+    peer: Peer,
+    Query(q): Query<SetupQuery>,
+) -> Response {
     let token = q.token.unwrap_or_default();
-    link_problem(&state, &token)
-        .unwrap_or_else(|| page(StatusCode::OK, "Setup", &setup_form(&token, None)))
+    match try_link(&state, &peer, &token).await {
+        Ok(()) => page(StatusCode::OK, "Setup", &setup_form(&token, None)),
+        Err(refused) => refused,
+    }
 }
 
 #[derive(Deserialize)]
@@ -147,46 +203,50 @@ pub struct SetupForm {
 }
 
 /// `POST /setup`: sets the password, signs this browser in, and goes home.
-pub async fn setup_submit(State(state): State<AppState>, Form(form): Form<SetupForm>) -> Response {
-    if let Some(problem) = link_problem(&state, &form.token) {
-        return problem;
+/// The link is claimed before the password is written, so of several
+/// submissions at once exactly one sets it; the others are told the link
+/// was used.
+pub async fn setup_submit(
+    State(state): State<AppState>,
+    peer: Peer,
+    Form(form): Form<SetupForm>,
+) -> Response {
+    if let Err(refused) = try_link(&state, &peer, &form.token).await {
+        return refused;
     }
+    let again =
+        |status, sentence: &str| page(status, "Setup", &setup_form(&form.token, Some(sentence)));
     if form.password != form.confirm {
-        return page(
+        return again(
             StatusCode::BAD_REQUEST,
-            "Setup",
-            &setup_form(
-                &form.token,
-                Some("The two passwords aren't the same. Type them again."),
-            ),
+            "The two passwords aren't the same. Type them again.",
         );
     }
+    if let Err(e) = password::acceptable(&form.password) {
+        return again(StatusCode::BAD_REQUEST, &e.to_string());
+    }
+    let claim = match state.auth.setup.claim(&form.token) {
+        Ok(claim) => claim,
+        Err(check) => return link_refused(check, password::is_set(&state.auth.home)),
+    };
     let home = state.auth.home.clone();
     let chosen = form.password.clone();
-    let result = tokio::task::spawn_blocking(move || password::set(&home, &chosen)).await;
-    match result {
-        Ok(Ok(())) => {}
-        Ok(Err(e)) => {
-            return page(
-                StatusCode::BAD_REQUEST,
-                "Setup",
-                &setup_form(&form.token, Some(&e.to_string())),
-            )
+    match tokio::task::spawn_blocking(move || password::set_first(&home, &chosen)).await {
+        Ok(Ok(())) => claim.spend(),
+        Ok(Err(password::PasswordError::AlreadySet)) => {
+            claim.spend();
+            return link_refused(LinkCheck::Gone, true);
         }
+        Ok(Err(e)) => return again(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
         Err(_) => {
-            return page(
+            return again(
                 StatusCode::INTERNAL_SERVER_ERROR,
-                "Setup",
-                &setup_form(
-                    &form.token,
-                    Some("The password couldn't be saved. Try again."),
-                ),
+                "The password couldn't be saved. Try again.",
             )
         }
     }
-    state.auth.setup.spend();
     let mut response = (StatusCode::SEE_OTHER, [(header::LOCATION, "/")]).into_response();
-    if let Ok(token) = state.auth.sessions.start() {
+    if let Ok(token) = crate::routes::session::start_session(&state).await {
         response
             .headers_mut()
             .insert(header::SET_COOKIE, session_cookie(&token));

@@ -7,7 +7,9 @@ use axum::Json;
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::auth::{password, sessions, Who};
+use conversations::security::Tried;
+
+use crate::auth::{password, sessions, Peer, Who};
 use crate::error::ApiError;
 use crate::json_body::JsonBody;
 use crate::state::AppState;
@@ -56,21 +58,43 @@ pub async fn check_password(state: &AppState, attempt: String) -> Result<bool, A
     }
 }
 
+/// Checks a password as one try from `peer`: let in by the throttle first
+/// (429 when it must wait), then checked, then settled: right clears the
+/// address's count, wrong is written down, anything else doesn't count.
+pub async fn try_password(
+    state: &AppState,
+    peer: &Peer,
+    tried: Tried,
+    attempt: String,
+) -> Result<(), ApiError> {
+    let admitted = state.auth.admit(peer)?;
+    match check_password(state, attempt).await {
+        Ok(true) => {
+            state.auth.right(admitted);
+            Ok(())
+        }
+        Ok(false) => {
+            state.auth.wrong(peer, tried).await;
+            Err(ApiError::new(
+                StatusCode::UNAUTHORIZED,
+                "That password isn't right.",
+            ))
+        }
+        Err(e) => {
+            state.auth.not_a_guess(admitted);
+            Err(e)
+        }
+    }
+}
+
 /// `POST /api/session {"password": …}`
 pub async fn sign_in(
     State(state): State<AppState>,
+    peer: Peer,
     JsonBody(body): JsonBody<SignIn>,
 ) -> Result<Response, ApiError> {
-    if !check_password(&state, body.password).await? {
-        return Err(ApiError::new(
-            StatusCode::UNAUTHORIZED,
-            "That password isn't right.",
-        ));
-    }
-    let token =
-        state.auth.sessions.start().map_err(|_| {
-            ApiError::internal("This computer gave Conch no randomness for a session.")
-        })?;
+    try_password(&state, &peer, Tried::SignIn, body.password).await?;
+    let token = start_session(&state).await?;
     let mut response = Json(json!({ "ok": true })).into_response();
     response
         .headers_mut()
@@ -89,31 +113,79 @@ pub async fn current(who: Who) -> Json<serde_json::Value> {
     })
 }
 
+/// Starts a session, on disk before its token is handed out.
+pub async fn start_session(state: &AppState) -> Result<String, ApiError> {
+    let app = state.clone();
+    tokio::task::spawn_blocking(move || app.auth.sessions.start())
+        .await
+        .map_err(|_| ApiError::internal("The session couldn't be started. Try again."))?
+        .map_err(|e| ApiError::internal(e.to_string()))
+}
+
 /// `DELETE /api/session`: signs this browser out. Harmless without a session.
-pub async fn sign_out(State(state): State<AppState>, headers: HeaderMap) -> Response {
+pub async fn sign_out(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
     if let Some(token) = crate::auth::cookie(&headers, sessions::COOKIE) {
-        state.auth.sessions.end(&token);
+        let app = state.clone();
+        tokio::task::spawn_blocking(move || app.auth.sessions.end(&token))
+            .await
+            .map_err(|_| ApiError::internal("Signing out failed. Try again."))?
+            .map_err(|e| ApiError::internal(e.to_string()))?;
     }
-    let mut response = (StatusCode::OK, Json(json!({ "ok": true }))).into_response();
+    Ok(signed_out(json!({ "ok": true })))
+}
+
+fn signed_out(body: serde_json::Value) -> Response {
+    let mut response = (StatusCode::OK, Json(body)).into_response();
     response
         .headers_mut()
         .insert(header::SET_COOKIE, cleared_cookie());
     response
 }
 
+/// `DELETE /api/sessions`: signs every browser out, this one too. A person
+/// only.
+pub async fn sign_out_everywhere(
+    _: crate::auth::Person,
+    State(state): State<AppState>,
+) -> Result<Response, ApiError> {
+    let app = state.clone();
+    let ended = tokio::task::spawn_blocking(move || app.auth.sessions.end_all())
+        .await
+        .map_err(|_| ApiError::internal("Signing out everywhere failed. Try again."))?
+        .map_err(|e| ApiError::internal(e.to_string()))?;
+    Ok(signed_out(json!({ "ended": ended })))
+}
+
 /// `POST /api/session/confirm {"password": …}`: the password again, for
 /// what needs a recent one (turning a Safety preference off). A person only.
+/// Slowed down like sign-in, and one at a time per session.
 pub async fn confirm(
     person: crate::auth::Person,
     State(state): State<AppState>,
+    peer: Peer,
     JsonBody(body): JsonBody<SignIn>,
 ) -> Result<Json<serde_json::Value>, ApiError> {
-    if !check_password(&state, body.password).await? {
+    let Some(_confirming) = state.auth.start_confirming(&person.token) else {
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "Your password is already being checked for this session. Wait for that answer.",
+        ));
+    };
+    try_password(&state, &peer, Tried::Confirm, body.password).await?;
+    let app = state.clone();
+    let token = person.token.clone();
+    let kept = tokio::task::spawn_blocking(move || app.auth.sessions.confirm(&token))
+        .await
+        .map_err(|_| ApiError::internal("The password couldn't be noted. Try again."))?
+        .map_err(|e| ApiError::internal(e.to_string()))?;
+    if !kept {
         return Err(ApiError::new(
             StatusCode::UNAUTHORIZED,
-            "That password isn't right.",
+            "Your session has ended. Sign in again.",
         ));
     }
-    state.auth.sessions.confirm(&person.token);
     Ok(Json(json!({ "recentPassword": true })))
 }

@@ -23,17 +23,50 @@ pub struct Server {
     pub anon: reqwest::Client,
     /// The owner's session cookie (`name=value`), for raw requests.
     pub cookie: String,
+    /// Stops the gateway (its listener closes; open connections finish).
+    pub stop: Option<tokio::sync::oneshot::Sender<()>>,
 }
 
 pub async fn start_with(pace: Duration) -> Server {
     start_engine(Arc::new(MockEngine::new(pace)), Arc::new(NoTools)).await
 }
 
+/// Makes the guard's configuration from the test's temporary folder.
+pub type GuardFor = Box<dyn FnOnce(&std::path::Path) -> conversations::GuardConfig>;
+
+/// What a test server starts with besides its engine and tools.
+#[derive(Default)]
+pub struct Options {
+    pub limits: gateway::Limits,
+    /// `None`: nothing protected beyond Conch's folder.
+    pub guard: Option<GuardFor>,
+    /// An existing temporary home to serve (a restart).
+    pub home: Option<tempfile::TempDir>,
+}
+
 pub async fn start_engine(
     engine: Arc<dyn engines::Engine>,
     tools: Arc<dyn conversations::ToolBox>,
 ) -> Server {
-    let home = tempfile::tempdir().unwrap();
+    start_with_options(engine, tools, Options::default()).await
+}
+
+pub async fn start_options(options: Options) -> Server {
+    start_with_options(
+        Arc::new(MockEngine::new(Duration::ZERO)),
+        Arc::new(NoTools),
+        options,
+    )
+    .await
+}
+
+pub async fn start_with_options(
+    engine: Arc<dyn engines::Engine>,
+    tools: Arc<dyn conversations::ToolBox>,
+    options: Options,
+) -> Server {
+    let restart = options.home.is_some();
+    let home = options.home.unwrap_or_else(|| tempfile::tempdir().unwrap());
     let root = home.path().join("conch");
     let conch_home = Home::open(&root).unwrap();
     let catalog = Arc::new(skills::Catalog {
@@ -50,17 +83,22 @@ pub async fn start_engine(
             default_work: home.path().to_path_buf(),
             default_mode: protocol::Mode::Ask,
             policies: Default::default(),
-            guard: Default::default(),
+            guard: options.guard.map(|g| g(home.path())).unwrap_or_default(),
             skills: Some(catalog),
             max_steps: None,
         },
     );
-    let state = AppState::new(chats, AllowedHosts::new(["conch.lan".to_string()]));
+    let state = AppState::new(chats, AllowedHosts::new(["conch.lan".to_string()]))
+        .with_limits(options.limits);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let router = gateway::router(state.clone());
-    tokio::spawn(async move { axum::serve(listener, router).await });
-    gateway::auth::password::set(&root, PASSWORD).unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(gateway::serve(listener, state.clone(), async move {
+        let _ = stopped.await;
+    }));
+    if !restart {
+        gateway::auth::password::set(&root, PASSWORD).unwrap();
+    }
     let url = format!("http://{addr}");
     let res = reqwest::Client::new()
         .post(format!("{url}/api/session"))
@@ -88,6 +126,7 @@ pub async fn start_engine(
         owner,
         anon: reqwest::Client::new(),
         cookie: session,
+        stop: Some(stop),
     }
 }
 

@@ -27,10 +27,13 @@ pub enum ActivityKind {
     Read,
     Skill,
     Memory,
+    /// Someone trying passwords or setup links (not a chat's: the home's
+    /// `security.jsonl`).
+    Security,
 }
 
 impl ActivityKind {
-    pub const ALL: [ActivityKind; 9] = [
+    pub const ALL: [ActivityKind; 10] = [
         ActivityKind::Command,
         ActivityKind::File,
         ActivityKind::Page,
@@ -40,6 +43,7 @@ impl ActivityKind {
         ActivityKind::Read,
         ActivityKind::Skill,
         ActivityKind::Memory,
+        ActivityKind::Security,
     ];
 
     pub fn name(self) -> &'static str {
@@ -53,6 +57,7 @@ impl ActivityKind {
             ActivityKind::Read => "read",
             ActivityKind::Skill => "skill",
             ActivityKind::Memory => "memory",
+            ActivityKind::Security => "security",
         }
     }
 
