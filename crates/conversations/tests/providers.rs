@@ -180,7 +180,7 @@ fn anthropic_call(id: &str, name: &str, args: &str) -> Vec<String> {
 fn provider(kind: ProviderKind, base: &str) -> Provider {
     let base_url = match kind {
         ProviderKind::Openai => format!("{base}/v1"),
-        ProviderKind::Anthropic => base.to_owned(),
+        _ => base.to_owned(),
     };
     Provider {
         settings: ProviderSettings {
@@ -190,6 +190,7 @@ fn provider(kind: ProviderKind, base: &str) -> Provider {
             model: "m-1".into(),
             context_tokens: 100_000,
             max_tokens: 1000,
+            bin: None,
         },
         key: Some("sk-test-123".into()),
     }

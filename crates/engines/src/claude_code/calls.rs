@@ -1,0 +1,277 @@
+//! One running turn's calls, as Conch sees them from the three places
+//! Claude Code tells it about them:
+//!
+//! - the hooks (over the socket): PreToolUse before every call, answered
+//!   from [`Gate::quick`]; PostToolUse (or PostToolUseFailure) after it,
+//!   which records the result, and its mark, before Claude Code goes on,
+//!   so the next decision sees it;
+//! - the permission channel (`can_use_tool` on stdio), answered from
+//!   [`Gate::ask`] with exactly the input that was approved;
+//! - the stream (stdout): the reply's text, and results no hook reported
+//!   (a call refused before it ran).
+//!
+//! Claude Code's stream shows the model's original input, not the one a
+//! permission answer rewrote; the input Conch judged last is what ran, and
+//! that is what is recorded.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+
+use serde_json::{json, Value};
+use tokio::sync::{mpsc, watch};
+
+use super::wire::{Block, ToolResult};
+use crate::native::{Gate, NativeCall, NativeEvent, Quick, Verdict};
+
+#[derive(Default)]
+struct Calls {
+    /// Calls Conch judged, with the input it judged last: what runs.
+    judged: HashMap<String, Value>,
+    /// Calls whose result is recorded.
+    finished: HashSet<String>,
+    /// Calls as the stream shows them: (tool, the model's input).
+    shown: HashMap<String, (String, Value)>,
+    /// Control requests Conch sent.
+    sent: u64,
+}
+
+pub(crate) struct TurnState {
+    gate: Arc<dyn Gate>,
+    calls: Mutex<Calls>,
+    /// Lines for Claude Code's stdin.
+    input: mpsc::UnboundedSender<String>,
+    /// Set when a tool ran that Conch never checked.
+    unchecked: watch::Sender<Option<String>>,
+}
+
+fn text(v: &Value, key: &str) -> String {
+    v.get(key).and_then(Value::as_str).unwrap_or("").to_owned()
+}
+
+impl TurnState {
+    pub fn new(gate: Arc<dyn Gate>, input: mpsc::UnboundedSender<String>) -> TurnState {
+        TurnState {
+            gate,
+            calls: Mutex::new(Calls::default()),
+            input,
+            unchecked: watch::channel(None).0,
+        }
+    }
+
+    fn calls(&self) -> std::sync::MutexGuard<'_, Calls> {
+        self.calls.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Writes a line to Claude Code (a turn that has ended drops it).
+    pub fn send(&self, line: String) {
+        let _ = self.input.send(line);
+    }
+
+    /// A fresh id for a control request of Conch's.
+    pub fn request_id(&self, what: &str) -> String {
+        let mut calls = self.calls();
+        calls.sent += 1;
+        format!("conch-{what}-{}", calls.sent)
+    }
+
+    pub fn watch_unchecked(&self) -> watch::Receiver<Option<String>> {
+        self.unchecked.subscribe()
+    }
+
+    fn breach(&self, line: String) {
+        self.unchecked.send_replace(Some(line));
+    }
+
+    /// PreToolUse (and a skill's own shell line): Conch's answer now.
+    pub async fn before(&self, input: &Value) -> Result<Value, String> {
+        let event = text(input, "hook_event_name");
+        let call = NativeCall {
+            id: text(input, "tool_use_id"),
+            tool: text(input, "tool_name"),
+            input: input.get("tool_input").cloned().unwrap_or(Value::Null),
+        };
+        if call.id.is_empty() || call.tool.is_empty() {
+            return Err("The hook named no tool call, so it didn't run.".into());
+        }
+        self.calls()
+            .judged
+            .insert(call.id.clone(), call.input.clone());
+        let (decision, reason) = match self.gate.quick(call).await {
+            Quick::Allow => ("allow", None),
+            Quick::Deny(why) => ("deny", Some(why)),
+            // A skill's own shell line can't be put to anyone: "ask" keeps
+            // it from running, and the model is told why.
+            Quick::Ask(_) if event == "PreSkillShellCommand" => (
+                "deny",
+                Some("A skill's own command line can't be asked about. Run it as a command instead, and Conch will ask.".to_owned()),
+            ),
+            Quick::Ask(question) => ("ask", Some(question)),
+        };
+        let mut out = json!({
+            "hookEventName": event,
+            "permissionDecision": decision,
+        });
+        if let Some(reason) = reason {
+            out["permissionDecisionReason"] = Value::String(reason);
+        }
+        Ok(json!({ "hookSpecificOutput": out }))
+    }
+
+    /// PostToolUse or PostToolUseFailure: the result is recorded (and marks
+    /// the chat) before Claude Code goes on.
+    pub async fn after(&self, input: &Value) -> Result<Value, String> {
+        let id = text(input, "tool_use_id");
+        let tool = text(input, "tool_name");
+        let ran = input.get("tool_input").cloned().unwrap_or(Value::Null);
+        let ok = text(input, "hook_event_name") == "PostToolUse";
+        let output = if ok {
+            super::output::text(input.get("tool_response").unwrap_or(&Value::Null))
+        } else {
+            super::output::cut(text(input, "error"))
+        };
+        let (first, judged) = {
+            let mut calls = self.calls();
+            (
+                calls.finished.insert(id.clone()),
+                calls.judged.contains_key(&id),
+            )
+        };
+        if !judged {
+            // It ran without passing Conch's PreToolUse hook.
+            self.gate
+                .report(NativeEvent::ToolCalled(NativeCall {
+                    id: id.clone(),
+                    tool: tool.clone(),
+                    input: ran.clone(),
+                }))
+                .await;
+            self.breach(format!(
+                "Claude Code ran {tool} without asking Conch first, so the turn was stopped."
+            ));
+        }
+        if first {
+            self.gate
+                .report(NativeEvent::ToolFinished {
+                    id: id.clone(),
+                    ok,
+                    output,
+                })
+                .await;
+        }
+        if ok && tool == "Skill" {
+            let name = ["skill", "name", "command"]
+                .iter()
+                .find_map(|k| ran.get(*k).and_then(Value::as_str))
+                .unwrap_or("")
+                .trim_start_matches('/')
+                .to_owned();
+            if !name.is_empty() {
+                self.gate.report(NativeEvent::SkillUsed { name }).await;
+            }
+        }
+        Ok(Value::Null)
+    }
+
+    /// PostCompact: older turns were summarised; holds and marks stay in
+    /// Conch's log.
+    pub async fn compacted(&self, input: &Value) -> Result<Value, String> {
+        self.gate
+            .report(NativeEvent::Compacted {
+                summary: text(input, "compact_summary"),
+            })
+            .await;
+        Ok(Value::Null)
+    }
+
+    /// `can_use_tool`: the whole approval path. What comes back is what
+    /// runs, and the log records that input.
+    pub async fn ask(&self, id: String, tool: String, input: Value) -> Verdict {
+        let call = NativeCall {
+            id: id.clone(),
+            tool: tool.clone(),
+            input: input.clone(),
+        };
+        let verdict = self.gate.ask(call).await;
+        if let Verdict::Allow { input: approved } = &verdict {
+            self.calls().judged.insert(id.clone(), approved.clone());
+            if *approved != input {
+                self.gate
+                    .report(NativeEvent::ToolCalled(NativeCall {
+                        id,
+                        tool,
+                        input: approved.clone(),
+                    }))
+                    .await;
+            }
+        }
+        verdict
+    }
+
+    /// What the model said, from the stream.
+    pub async fn assistant(&self, parent: Option<&str>, blocks: Vec<Block>) {
+        for block in blocks {
+            match block {
+                // A sub-agent's words are its report to the model, not the
+                // reply.
+                Block::Text(t) if parent.is_none() && !t.is_empty() => {
+                    self.gate.report(NativeEvent::Text(t)).await;
+                }
+                Block::Text(_) => {}
+                Block::ToolUse { id, tool, input } => {
+                    self.calls().shown.insert(id, (tool, input));
+                }
+            }
+        }
+    }
+
+    /// Results from the stream that no hook reported: calls refused before
+    /// they ran, mostly.
+    pub async fn results(&self, results: Vec<ToolResult>) {
+        for r in results {
+            let (first, judged, shown) = {
+                let mut calls = self.calls();
+                (
+                    calls.finished.insert(r.id.clone()),
+                    calls.judged.contains_key(&r.id),
+                    calls.shown.get(&r.id).cloned(),
+                )
+            };
+            if !first {
+                continue;
+            }
+            if !judged {
+                let (tool, input) = shown.unwrap_or_default();
+                if !r.error {
+                    self.breach(format!(
+                        "Claude Code ran {tool} without asking Conch first, so the turn was stopped."
+                    ));
+                }
+                self.gate
+                    .report(NativeEvent::ToolCalled(NativeCall {
+                        id: r.id.clone(),
+                        tool,
+                        input,
+                    }))
+                    .await;
+            }
+            self.gate
+                .report(NativeEvent::ToolFinished {
+                    id: r.id,
+                    ok: !r.error,
+                    output: super::output::cut(r.text),
+                })
+                .await;
+        }
+    }
+
+    /// A hook gave Claude Code no verdict (it failed some way other than
+    /// refusing, or timed out): the call may run unchecked.
+    pub fn unchecked_hook(&self, hook: &str) {
+        if hook == "PreToolUse" || hook == "PreSkillShellCommand" {
+            self.breach(
+                "Conch's check gave Claude Code no answer for a call, so the turn was stopped."
+                    .to_owned(),
+            );
+        }
+    }
+}
