@@ -23,6 +23,8 @@ use crate::permission::{decide_and_triage, drive, Permission};
 struct Seen {
     /// Calls logged as `tool.called`, and what each does.
     actions: HashMap<String, Action>,
+    /// The input each was last logged with.
+    inputs: HashMap<String, serde_json::Value>,
 }
 
 struct ChatGate {
@@ -43,15 +45,18 @@ impl ChatGate {
         tools::native::classify(&call.tool, &call.input, &self.chat.work, self.sealed)
     }
 
-    /// Logs `tool.called` once per call.
+    /// Logs `tool.called` once per call, and again when the input it will
+    /// run with isn't the one logged (an engine's stream can show the
+    /// model's input while a rewritten one runs): the log records what ran.
     async fn called(&self, call: &NativeCall, action: Option<&Action>) -> Result<(), LogError> {
         let first = {
             let mut seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
-            let first = !seen.actions.contains_key(&call.id);
+            let new = seen.inputs.get(&call.id) != Some(&call.input);
             if let Some(a) = action {
                 seen.actions.insert(call.id.clone(), a.clone());
+                seen.inputs.insert(call.id.clone(), call.input.clone());
             }
-            first && action.is_some()
+            new && action.is_some()
         };
         if first {
             self.chat
@@ -303,7 +308,7 @@ async fn log_event(
             // A call the gate never saw (the engine's own bookkeeping, or
             // one its sandbox refused before asking) is still recorded.
             let action = gate.classify(&call).ok();
-            if gate.action_of(&call.id).is_none() {
+            if gate.action_of(&call.id).is_none() || action.is_some() {
                 gate.called(
                     &call,
                     action
@@ -325,7 +330,9 @@ async fn log_event(
                     detail,
                 }))
                 .await?;
-            if let Some(action) = action {
+            // Only what ran brought anything in: a refused fetch read
+            // nothing.
+            if let Some(action) = action.filter(|_| ok) {
                 if let Some((source, what)) = guard::mark_for(&action, None) {
                     chat.mark(source, what, Some(id)).await?;
                 }

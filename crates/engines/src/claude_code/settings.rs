@@ -74,6 +74,10 @@ pub fn settings(conch: &Path, sandbox: Option<&Sandbox>) -> Value {
         // Conch keeps the chat's history; Claude Code's own session files
         // are only for --resume.
         "cleanupPeriodDays": 3650,
+        // WebFetch would first ask claude.ai whether a site may be read:
+        // a call beyond the provider (which fails offline, or behind a
+        // provider's own address). Conch's guard judges each fetch itself.
+        "skipWebFetchPreflight": true,
     });
     if let Some(s) = sandbox {
         settings["sandbox"] = json!({
