@@ -109,6 +109,10 @@ pub fn environment(
     // provider and nothing else.
     set("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
     set("DISABLE_AUTOUPDATER", "1");
+    // A turn owns what it starts: no command or sub-agent goes on in the
+    // background after the turn ends (where Stop can't reach it and the
+    // owner can't be asked).
+    set("CLAUDE_CODE_DISABLE_BACKGROUND_TASKS", "1");
     if let Some(url) = &provider.base_url {
         set("ANTHROPIC_BASE_URL", url);
     }
