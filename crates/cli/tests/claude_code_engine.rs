@@ -342,3 +342,106 @@ async fn a_sub_agents_calls_carry_the_chats_mark() {
         .iter()
         .any(|e| matches!(&e.body, Body::ToolCalled(c) if c.tool == "Agent" || c.tool == "Task")));
 }
+
+/// Compaction (here asked for with /compact) reaches Conch as
+/// `compacted`, from Claude Code's PostCompact hook.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn compaction_is_reported() {
+    let b = bare().await;
+    let engine = ClaudeCode::new(rig::config(&b.root.join("home"), &b.model));
+    let mut seen = Vec::new();
+    for prompt in ["Bonjour, je suis Zoé.", "/compact"] {
+        let gate = Arc::new(Open::default());
+        let (_stop, stop) = tokio::sync::watch::channel(false);
+        engine
+            .turn(
+                native_turn("k1", &b.work, prompt, Mode::Ask),
+                gate.clone(),
+                stop,
+            )
+            .await
+            .unwrap();
+        seen.extend(gate.seen.lock().unwrap().drain(..));
+    }
+    assert!(
+        seen.iter()
+            .any(|e| matches!(e, NativeEvent::Compacted { summary } if !summary.is_empty())),
+        "{seen:?}"
+    );
+}
+
+/// A gate that answers from the mode the owner has now; the owner picks
+/// Full trust while a question waits.
+struct Switching {
+    full: std::sync::atomic::AtomicBool,
+    asked: tokio::sync::Notify,
+    go: tokio::sync::Notify,
+}
+
+impl Gate for Switching {
+    fn quick(&self, _call: NativeCall) -> BoxFuture<'_, Quick> {
+        Box::pin(async move {
+            if self.full.load(std::sync::atomic::Ordering::SeqCst) {
+                Quick::Allow
+            } else {
+                Quick::Ask("Can I?".into())
+            }
+        })
+    }
+    fn ask(&self, call: NativeCall) -> BoxFuture<'_, Verdict> {
+        Box::pin(async move {
+            self.asked.notify_one();
+            self.go.notified().await;
+            Verdict::Allow { input: call.input }
+        })
+    }
+    fn report(&self, _event: NativeEvent) -> BoxFuture<'_, ()> {
+        Box::pin(async {})
+    }
+}
+
+/// Full trust picked mid-turn: Claude Code switches to default (never to
+/// bypassPermissions), and Conch answers from then on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn full_trust_picked_mid_turn_runs_as_default() {
+    let b = bare().await;
+    let engine = Arc::new(ClaudeCode::new(rig::config(&b.root.join("home"), &b.model)));
+    b.model.script(
+        "switch-run",
+        vec![
+            tool(
+                "Bash",
+                json!({"command": "echo one > one.txt", "description": "write"}),
+            ),
+            tool(
+                "Bash",
+                json!({"command": "echo two > two.txt", "description": "write"}),
+            ),
+        ],
+    );
+    let gate = Arc::new(Switching {
+        full: false.into(),
+        asked: tokio::sync::Notify::new(),
+        go: tokio::sync::Notify::new(),
+    });
+    let (_stop, stop) = tokio::sync::watch::channel(false);
+    let running = {
+        let (engine, gate, work) = (engine.clone(), gate.clone(), b.work.clone());
+        tokio::spawn(async move {
+            engine
+                .turn(
+                    native_turn("m1", &work, "switch-run", Mode::Ask),
+                    gate,
+                    stop,
+                )
+                .await
+        })
+    };
+    gate.asked.notified().await;
+    gate.full.store(true, std::sync::atomic::Ordering::SeqCst);
+    engine.set_mode("m1", Mode::Full);
+    gate.go.notify_one();
+    running.await.unwrap().unwrap();
+    assert!(b.work.join("one.txt").exists());
+    assert!(b.work.join("two.txt").exists());
+}
