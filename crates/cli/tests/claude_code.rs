@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use engines::{BoxFuture, Gate, NativeCall, NativeEngine, NativeEvent, NativeTurn, Quick, Verdict};
-use model::{tool, Say};
+use model::tool;
 use protocol::{Answer, Body, EndReason, Mode, Origin};
 use rig::{asked, ended, rig, until};
 use serde_json::{json, Value};

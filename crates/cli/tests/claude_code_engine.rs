@@ -185,8 +185,7 @@ async fn a_chats_later_turn_continues_its_session() {
         .model
         .requests()
         .into_iter()
-        .filter(|r| r["tools"].as_array().is_some_and(|t| !t.is_empty()))
-        .last()
+        .rfind(|r| r["tools"].as_array().is_some_and(|t| !t.is_empty()))
         .unwrap();
     let sent = last["messages"].to_string();
     assert!(sent.contains("Zoé"), "{sent}");

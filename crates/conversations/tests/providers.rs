@@ -395,7 +395,7 @@ async fn busy_providers_are_retried_and_a_bad_key_gets_a_sentence() {
         let script = Script::default();
         let ok = match kind {
             ProviderKind::Openai => openai_text("Made it."),
-            ProviderKind::Anthropic => anthropic_text("Made it."),
+            _ => anthropic_text("Made it."),
         };
         *script.answers.lock().unwrap() = vec![
             Answer::Status(429, "slow down"),

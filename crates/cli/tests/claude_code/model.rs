@@ -8,6 +8,9 @@
 //! sub-agent's prompt, another route — gets a short harmless answer. It
 //! also serves `GET /page`, a page for WebFetch to read.
 
+// Shared by several test files, each of which uses only some of it.
+#![allow(dead_code)]
+
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 

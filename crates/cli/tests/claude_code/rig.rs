@@ -3,6 +3,9 @@
 //! folder, and the engine set up the way `conch serve` sets it up, with the
 //! real `conch` binary as its hook.
 
+// Shared by several test files, each of which uses only some of it.
+#![allow(dead_code)]
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
