@@ -96,9 +96,19 @@ pub async fn rig(mode: Mode, policies: BTreeMap<String, guard::Policy>, sealing:
     }
 }
 
-/// Waits for an event past `after` that `want` picks.
+/// Waits (up to 30 s) for an event past `after` that `want` picks.
 pub async fn until(chat: &conversations::Chat, after: u64, want: impl Fn(&Event) -> bool) -> Event {
-    for _ in 0..3000 {
+    until_within(chat, after, want, Duration::from_secs(30)).await
+}
+
+pub async fn until_within(
+    chat: &conversations::Chat,
+    after: u64,
+    want: impl Fn(&Event) -> bool,
+    most: Duration,
+) -> Event {
+    let deadline = std::time::Instant::now() + most;
+    while std::time::Instant::now() < deadline {
         let events = chat.log.events_after(after).unwrap();
         if let Some(e) = events.into_iter().find(|e| want(e)) {
             return e;
