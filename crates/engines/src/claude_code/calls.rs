@@ -31,6 +31,8 @@ struct Calls {
     finished: HashSet<String>,
     /// Calls as the stream shows them: (tool, the model's input).
     shown: HashMap<String, (String, Value)>,
+    /// Calls Conch never judged that were recorded anyway.
+    recorded: HashSet<String>,
     /// Control requests Conch sent.
     sent: u64,
 }
@@ -129,15 +131,16 @@ impl TurnState {
         } else {
             super::output::cut(text(input, "error"))
         };
-        let (first, judged) = {
+        let (first, judged, record) = {
             let mut calls = self.calls();
+            let judged = calls.judged.contains_key(&id);
             (
                 calls.finished.insert(id.clone()),
-                calls.judged.contains_key(&id),
+                judged,
+                !judged && calls.recorded.insert(id.clone()),
             )
         };
-        if !judged {
-            // It ran without passing Conch's PreToolUse hook.
+        if record {
             self.gate
                 .report(NativeEvent::ToolCalled(NativeCall {
                     id: id.clone(),
@@ -145,6 +148,9 @@ impl TurnState {
                     input: ran.clone(),
                 }))
                 .await;
+        }
+        if !judged {
+            // It ran without passing Conch's PreToolUse hook.
             self.breach(format!(
                 "Claude Code ran {tool} without asking Conch first, so the turn was stopped."
             ));
@@ -230,11 +236,12 @@ impl TurnState {
         for r in results {
             let (first, judged, shown) = {
                 let mut calls = self.calls();
-                (
-                    calls.finished.insert(r.id.clone()),
-                    calls.judged.contains_key(&r.id),
-                    calls.shown.get(&r.id).cloned(),
-                )
+                let first = calls.finished.insert(r.id.clone());
+                let judged = calls.judged.contains_key(&r.id);
+                if first && !judged {
+                    calls.recorded.insert(r.id.clone());
+                }
+                (first, judged, calls.shown.get(&r.id).cloned())
             };
             if !first {
                 continue;
@@ -272,6 +279,170 @@ impl TurnState {
                 "Conch's check gave Claude Code no answer for a call, so the turn was stopped."
                     .to_owned(),
             );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::BoxFuture;
+
+    /// Keeps what it's asked and told; asks about Bash, refuses Read.
+    #[derive(Default)]
+    struct Seen {
+        log: Mutex<Vec<String>>,
+    }
+
+    impl Gate for Seen {
+        fn quick(&self, call: NativeCall) -> BoxFuture<'_, Quick> {
+            Box::pin(async move {
+                self.log.lock().unwrap().push(format!("judged {}", call.id));
+                match call.tool.as_str() {
+                    "Bash" => Quick::Ask("Can I?".into()),
+                    "Read" => Quick::Deny("No.".into()),
+                    _ => Quick::Allow,
+                }
+            })
+        }
+        fn ask(&self, call: NativeCall) -> BoxFuture<'_, Verdict> {
+            Box::pin(async move {
+                self.log.lock().unwrap().push(format!("judged {}", call.id));
+                Verdict::Allow { input: call.input }
+            })
+        }
+        fn report(&self, event: NativeEvent) -> BoxFuture<'_, ()> {
+            Box::pin(async move {
+                let line = match event {
+                    NativeEvent::ToolCalled(c) => format!("called {}", c.id),
+                    NativeEvent::ToolFinished { id, .. } => format!("finished {id}"),
+                    other => format!("{other:?}"),
+                };
+                self.log.lock().unwrap().push(line);
+            })
+        }
+    }
+
+    fn state() -> (Arc<Seen>, TurnState) {
+        let gate = Arc::new(Seen::default());
+        let (tx, _rx) = mpsc::unbounded_channel();
+        (gate.clone(), TurnState::new(gate, tx))
+    }
+
+    fn hook(event: &str, id: &str, tool: &str) -> Value {
+        json!({
+            "hook_event_name": event,
+            "tool_use_id": id,
+            "tool_name": tool,
+            "tool_input": {"command": "ls"},
+            "tool_response": {"stdout": "a", "stderr": ""},
+            "error": "failed",
+        })
+    }
+
+    #[tokio::test]
+    async fn the_hook_answers_with_the_gates_decision() {
+        let (_, s) = state();
+        let out = s.before(&hook("PreToolUse", "t1", "Bash")).await.unwrap();
+        assert_eq!(out["hookSpecificOutput"]["permissionDecision"], "ask");
+        assert_eq!(
+            out["hookSpecificOutput"]["permissionDecisionReason"],
+            "Can I?"
+        );
+        let out = s.before(&hook("PreToolUse", "t2", "Read")).await.unwrap();
+        assert_eq!(out["hookSpecificOutput"]["permissionDecision"], "deny");
+        let out = s.before(&hook("PreToolUse", "t3", "Glob")).await.unwrap();
+        assert_eq!(out["hookSpecificOutput"]["permissionDecision"], "allow");
+        // A skill's own shell line can't be asked about: refused.
+        let out = s
+            .before(&hook("PreSkillShellCommand", "t4", "Bash"))
+            .await
+            .unwrap();
+        assert_eq!(out["hookSpecificOutput"]["permissionDecision"], "deny");
+        assert_eq!(
+            out["hookSpecificOutput"]["hookEventName"],
+            "PreSkillShellCommand"
+        );
+        assert!(s
+            .before(&json!({"hook_event_name": "PreToolUse"}))
+            .await
+            .is_err());
+    }
+
+    /// Any order of hooks, asks and stream results: each call's result is
+    /// recorded once, never before the call is; a call that ran without
+    /// being judged stops the turn, and only such a call does.
+    #[tokio::test]
+    async fn each_result_is_recorded_once_after_its_call_whatever_the_order() {
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        for _ in 0..300 {
+            let (gate, s) = state();
+            let unchecked = s.watch_unchecked();
+            let mut ran_unjudged = false;
+            let mut judged = HashSet::new();
+            for _ in 0..12 {
+                let id = format!("t{}", next(4));
+                let tool = ["Bash", "Glob", "Read"][next(3) as usize];
+                match next(5) {
+                    0 => {
+                        judged.insert(id.clone());
+                        let _ = s.before(&hook("PreToolUse", &id, tool)).await;
+                    }
+                    1 => {
+                        judged.insert(id.clone());
+                        s.ask(id, tool.into(), json!({})).await;
+                    }
+                    2 | 3 => {
+                        let ok = next(2) == 0;
+                        let event = if ok {
+                            "PostToolUse"
+                        } else {
+                            "PostToolUseFailure"
+                        };
+                        // A hook's "after" means it ran.
+                        ran_unjudged |= !judged.contains(&id);
+                        let _ = s.after(&hook(event, &id, tool)).await;
+                    }
+                    _ => {
+                        let error = next(2) == 0;
+                        let fresh = !gate.log.lock().unwrap().contains(&format!("finished {id}"));
+                        ran_unjudged |= fresh && !error && !judged.contains(&id);
+                        s.results(vec![ToolResult {
+                            id,
+                            error,
+                            text: "x".into(),
+                        }])
+                        .await;
+                    }
+                }
+            }
+            let log = gate.log.lock().unwrap().clone();
+            for id in ["t0", "t1", "t2", "t3"] {
+                let finished: Vec<usize> = log
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, l)| **l == format!("finished {id}"))
+                    .map(|(i, _)| i)
+                    .collect();
+                assert!(finished.len() <= 1, "{log:?}");
+                let called = log.iter().filter(|l| **l == format!("called {id}")).count();
+                assert!(called <= 1, "{log:?}");
+                if let Some(at) = finished.first() {
+                    assert!(
+                        log[..*at]
+                            .iter()
+                            .any(|l| *l == format!("judged {id}") || *l == format!("called {id}")),
+                        "{log:?}"
+                    );
+                }
+            }
+            assert_eq!(unchecked.borrow().is_some(), ran_unjudged, "{log:?}");
         }
     }
 }
