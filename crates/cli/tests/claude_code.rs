@@ -88,6 +88,15 @@ async fn every_rule_holds_in(mode: Mode) {
     }
     assert_eq!(end.reason, EndReason::Done, "{mode}: {end:?}\n{log:#?}");
 
+    // The reply streamed in once, as the API engines' do.
+    let replies: Vec<&str> = log
+        .iter()
+        .filter_map(|e| match &e.body {
+            Body::Reply(r) => Some(r.text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(replies.concat(), "Done.", "{mode}");
     // What the owner said yes to ran.
     assert_eq!(
         std::fs::read_to_string(r.work.join("marked.txt"))

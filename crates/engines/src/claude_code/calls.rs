@@ -33,6 +33,10 @@ struct Calls {
     shown: HashMap<String, (String, Value)>,
     /// Calls Conch never judged that were recorded anyway.
     recorded: HashSet<String>,
+    /// Messages whose text came as it was written (then their whole text
+    /// isn't said again), and the one streaming now.
+    streamed: HashSet<String>,
+    streaming: Option<String>,
     /// Control requests Conch sent.
     sent: u64,
 }
@@ -213,13 +217,35 @@ impl TurnState {
         verdict
     }
 
-    /// What the model said, from the stream.
-    pub async fn assistant(&self, parent: Option<&str>, blocks: Vec<Block>) {
+    /// A message of the reply starts streaming.
+    pub fn streaming(&self, parent: Option<&str>, message: String) {
+        if parent.is_none() {
+            self.calls().streaming = Some(message);
+        }
+    }
+
+    /// More of the reply's text, as it is written. A sub-agent's words are
+    /// its report to the model, not the reply.
+    pub async fn delta(&self, parent: Option<&str>, text: String) {
+        if parent.is_some() || text.is_empty() {
+            return;
+        }
+        {
+            let mut calls = self.calls();
+            if let Some(m) = calls.streaming.clone() {
+                calls.streamed.insert(m);
+            }
+        }
+        self.gate.report(NativeEvent::Text(text)).await;
+    }
+
+    /// What the model said, from the stream: its calls, and its text when
+    /// that didn't come as it was written.
+    pub async fn assistant(&self, parent: Option<&str>, message: &str, blocks: Vec<Block>) {
+        let said = self.calls().streamed.contains(message);
         for block in blocks {
             match block {
-                // A sub-agent's words are its report to the model, not the
-                // reply.
-                Block::Text(t) if parent.is_none() && !t.is_empty() => {
+                Block::Text(t) if parent.is_none() && !said && !t.is_empty() => {
                     self.gate.report(NativeEvent::Text(t)).await;
                 }
                 Block::Text(_) => {}

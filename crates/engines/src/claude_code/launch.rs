@@ -143,6 +143,8 @@ pub fn arguments(t: &Turn<'_>) -> Vec<OsString> {
         "--output-format",
         "stream-json",
         "--verbose",
+        // The reply's text as it is written, like the API engines.
+        "--include-partial-messages",
         "--setting-sources",
         "",
         "--permission-prompt-tool",

@@ -202,9 +202,11 @@ pub(super) async fn run(
                     Out::OtherRequest { request, subtype } => {
                         state.send(wire::unsupported(&request, &subtype));
                     }
-                    Out::Assistant { parent, blocks } => {
-                        state.assistant(parent.as_deref(), blocks).await;
+                    Out::Assistant { parent, message, blocks } => {
+                        state.assistant(parent.as_deref(), &message, blocks).await;
                     }
+                    Out::Streaming { parent, message } => state.streaming(parent.as_deref(), message),
+                    Out::Delta { parent, text } => state.delta(parent.as_deref(), text).await,
                     Out::Results { results, .. } => state.results(results).await,
                     Out::Unchecked { hook, .. } => state.unchecked_hook(&hook),
                     Out::Result { error, text } => {

@@ -14,11 +14,22 @@ pub enum Out {
     Init {
         session: String,
     },
-    /// The assistant said something. Calls a sub-agent made carry the
-    /// Task call they belong to.
+    /// The assistant said something (the whole message). Calls a
+    /// sub-agent made carry the Task call they belong to.
     Assistant {
         parent: Option<String>,
+        message: String,
         blocks: Vec<Block>,
+    },
+    /// A message starts streaming (`--include-partial-messages`).
+    Streaming {
+        parent: Option<String>,
+        message: String,
+    },
+    /// More of its text, as it comes.
+    Delta {
+        parent: Option<String>,
+        text: String,
     },
     /// Tool results, as the model will see them.
     Results {
@@ -140,7 +151,24 @@ pub fn read(line: &str) -> Option<Out> {
                 .unwrap_or_default();
             Out::Assistant {
                 parent: parent(&v),
+                message: string(&v["message"], "id"),
                 blocks,
+            }
+        }
+        "stream_event" => {
+            let event = &v["event"];
+            match event.get("type").and_then(Value::as_str) {
+                Some("message_start") => Out::Streaming {
+                    parent: parent(&v),
+                    message: string(&event["message"], "id"),
+                },
+                Some("content_block_delta") if event["delta"]["type"] == "text_delta" => {
+                    Out::Delta {
+                        parent: parent(&v),
+                        text: string(&event["delta"], "text"),
+                    }
+                }
+                _ => Out::Other,
             }
         }
         "user" => {
@@ -290,11 +318,12 @@ mod tests {
                 session: "s-1".into()
             })
         );
-        let call = r#"{"type":"assistant","message":{"content":[{"type":"text","text":"Ça va"},{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls"}}]},"parent_tool_use_id":null}"#;
+        let call = r#"{"type":"assistant","message":{"id":"msg_1","content":[{"type":"text","text":"Ça va"},{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls"}}]},"parent_tool_use_id":null}"#;
         assert_eq!(
             read(call),
             Some(Out::Assistant {
                 parent: None,
+                message: "msg_1".into(),
                 blocks: vec![
                     Block::Text("Ça va".into()),
                     Block::ToolUse {
@@ -333,6 +362,14 @@ mod tests {
             Some(Out::Unchecked {
                 hook: "PreToolUse".into(),
                 call: Some("toolu_4".into())
+            })
+        );
+        let delta = r#"{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Bonjour"}},"parent_tool_use_id":null}"#;
+        assert_eq!(
+            read(delta),
+            Some(Out::Delta {
+                parent: None,
+                text: "Bonjour".into()
             })
         );
         assert_eq!(read("not json"), None);
