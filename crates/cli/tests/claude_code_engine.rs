@@ -444,3 +444,43 @@ async fn full_trust_picked_mid_turn_runs_as_default() {
     assert!(b.work.join("one.txt").exists());
     assert!(b.work.join("two.txt").exists());
 }
+
+/// A hook that answers nothing (exit 0, no verdict) lets Claude Code run
+/// the call unchecked; Conch sees it and stops the turn with a sentence.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_that_ran_unchecked_stops_the_turn() {
+    let b = bare().await;
+    let mut config = rig::config(&b.root.join("home"), &b.model);
+    config.hook = PathBuf::from("/bin/true");
+    let engine = ClaudeCode::new(config);
+    b.model.script(
+        "silent-run",
+        vec![
+            tool(
+                "Bash",
+                json!({"command": "echo one > one.txt", "description": "write"}),
+            ),
+            tool(
+                "Bash",
+                json!({"command": "echo two > two.txt", "description": "write"}),
+            ),
+        ],
+    );
+    let gate = Arc::new(Open::default());
+    let (_stop, stop) = tokio::sync::watch::channel(false);
+    let result = engine
+        .turn(
+            native_turn("silent", &b.work, "silent-run", Mode::Full),
+            gate.clone(),
+            stop,
+        )
+        .await;
+    match result {
+        Err(engines::EngineError::Protocol(said)) => {
+            assert!(said.contains("so the turn was stopped"), "{said}")
+        }
+        other => panic!("{other:?}"),
+    }
+    // It went no further than the call it caught.
+    assert!(!b.work.join("two.txt").exists());
+}
