@@ -6,7 +6,7 @@
 use std::process::Stdio;
 
 use serde_json::Value;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::process::Command;
 
 use super::{launch, ClaudeCode};
@@ -47,15 +47,13 @@ pub(super) async fn run(
             .await
             .map_err(|e| EngineError::Unavailable(format!("Claude Code took no question: {e}.")))?;
     }
-    let mut out = String::new();
-    if let Some(mut stdout) = child.stdout.take() {
-        let _ = stdout.read_to_string(&mut out).await;
-    }
-    let mut err = String::new();
-    if let Some(mut stderr) = child.stderr.take() {
-        let _ = stderr.read_to_string(&mut err).await;
-    }
-    let _ = child.wait().await;
+    // Both pipes are read together, so neither can fill and stall it.
+    let output = child
+        .wait_with_output()
+        .await
+        .map_err(|e| EngineError::Unavailable(format!("Claude Code's review failed: {e}.")))?;
+    let out = String::from_utf8_lossy(&output.stdout);
+    let err = String::from_utf8_lossy(&output.stderr);
     let reply: Value = serde_json::from_str(out.trim()).map_err(|_| {
         EngineError::Protocol(format!(
             "Claude Code's review answer couldn't be read{}",

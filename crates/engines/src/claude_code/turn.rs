@@ -78,6 +78,9 @@ pub(super) async fn run(
     gate: Arc<dyn Gate>,
     mut stop: watch::Receiver<bool>,
 ) -> Result<(), EngineError> {
+    if *stop.borrow() {
+        return Err(EngineError::Stopped);
+    }
     let cfg = &engine.config;
     let server = engine.server().await.map_err(EngineError::Unavailable)?;
     let home = session::chat_home(&cfg.state, &turn.chat);
@@ -167,12 +170,24 @@ pub(super) async fn run(
             let _ = stdin.flush().await;
         }
     });
-    // The end of what it says on stderr, for a failure's sentence.
+    // The end of what it says on stderr, for a failure's sentence. All of
+    // it is read, so a chatty Claude Code never blocks on a full pipe.
     let complaints = tokio::spawn(async move {
-        let mut text = String::new();
-        let _ = stderr.take(1 << 20).read_to_string(&mut text).await;
-        let tail: String = text.chars().rev().take(600).collect();
-        tail.chars().rev().collect::<String>()
+        let mut stderr = stderr;
+        let mut tail: Vec<u8> = Vec::new();
+        let mut buf = [0u8; 8192];
+        while let Ok(n) = stderr.read(&mut buf).await {
+            if n == 0 {
+                break;
+            }
+            tail.extend_from_slice(&buf[..n]);
+            if tail.len() > 4096 {
+                tail.drain(..tail.len() - 2048);
+            }
+        }
+        let text = String::from_utf8_lossy(&tail).into_owned();
+        let last: String = text.chars().rev().take(600).collect();
+        last.chars().rev().collect::<String>()
     });
 
     state.send(wire::initialize(&state.request_id("init"), &turn.system));
@@ -182,6 +197,7 @@ pub(super) async fn run(
     let mut lines = BufReader::new(stdout).lines();
     let mut result: Option<(bool, String)> = None;
     let mut stopped = false;
+    let mut stop_open = true;
     let mut breach: Option<String> = None;
     loop {
         tokio::select! {
@@ -217,8 +233,10 @@ pub(super) async fn run(
                     Out::Init { .. } | Out::Answered { .. } | Out::Other => {}
                 }
             }
-            changed = stop.changed() => {
-                if changed.is_err() || *stop.borrow() {
+            changed = stop.changed(), if stop_open => {
+                // Nobody left to press Stop: the turn just runs on.
+                stop_open = changed.is_ok();
+                if stop_open && *stop.borrow() {
                     stopped = true;
                     state.send(wire::interrupt(&state.request_id("stop")));
                     break;
