@@ -25,6 +25,8 @@ struct Seen {
     actions: HashMap<String, Action>,
     /// The input each was last logged with.
     inputs: HashMap<String, serde_json::Value>,
+    /// Calls the gate refused: they ran nothing, so they mark nothing.
+    refused: std::collections::HashSet<String>,
 }
 
 struct ChatGate {
@@ -133,67 +135,101 @@ impl Gate for ChatGate {
 
     fn quick(&self, call: NativeCall) -> BoxFuture<'_, Quick> {
         Box::pin(async move {
-            let action = match self.classify(&call) {
-                Ok(a) => a,
-                Err(sentence) => return Quick::Deny(sentence),
-            };
-            if self.called(&call, Some(&action)).await.is_err() {
-                return Quick::Deny("Conch couldn't record this call, so it didn't run.".into());
-            }
-            let tc = Self::tool_call(&call);
-            let (mode, decision, triage) = decide_and_triage(&self.chat, &tc, &action);
-            match decision {
-                guard::Decision::Allow => Quick::Allow,
-                guard::Decision::Deny { sentence, .. } => Quick::Deny(sentence),
-                guard::Decision::Ask { question, .. } => {
-                    if mode == Mode::Auto && triage == Triage::FastPath {
-                        Quick::Allow
-                    } else {
-                        Quick::Ask(question)
-                    }
-                }
-            }
+            let id = call.id.clone();
+            let quick = self.quick_now(call).await;
+            self.settled(&id, matches!(quick, Quick::Deny(_)));
+            quick
         })
     }
 
     fn ask(&self, call: NativeCall) -> BoxFuture<'_, Verdict> {
         Box::pin(async move {
-            let action = match self.classify(&call) {
-                Ok(a) => a,
-                Err(message) => return Verdict::Deny { message },
-            };
-            if self.called(&call, Some(&action)).await.is_err() {
-                return Verdict::Deny {
-                    message: "Conch couldn't record this call, so it didn't run.".into(),
-                };
-            }
-            let tc = Self::tool_call(&call);
-            let work = self.chat.work.clone();
-            let sealed = self.sealed;
-            let classify =
-                move |c: &ToolCall| tools::native::classify(&c.name, &c.input, &work, sealed);
-            let outcome = drive(
-                &self.chat,
-                self.turn,
-                &tc,
-                &action,
-                &self.cancel,
-                Kind::Native,
-                &classify,
-            )
-            .await;
-            match outcome {
-                // What was approved is what runs: the input as judged.
-                Ok(Permission::Run) => Verdict::Allow { input: call.input },
-                Ok(Permission::Refused(o)) => Verdict::Deny { message: o.output },
-                Ok(Permission::Stopped) => Verdict::Deny {
-                    message: "Stopped.".into(),
-                },
-                Err(e) => Verdict::Deny {
-                    message: e.to_string(),
-                },
-            }
+            let id = call.id.clone();
+            let verdict = self.ask_now(call).await;
+            self.settled(&id, matches!(verdict, Verdict::Deny { .. }));
+            verdict
         })
+    }
+}
+
+impl ChatGate {
+    /// Remembers whether the gate's last word on a call refused it.
+    fn settled(&self, id: &str, refused: bool) {
+        let mut seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
+        if refused {
+            seen.refused.insert(id.to_owned());
+        } else {
+            seen.refused.remove(id);
+        }
+    }
+
+    fn refused(&self, id: &str) -> bool {
+        self.seen
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .refused
+            .contains(id)
+    }
+
+    async fn quick_now(&self, call: NativeCall) -> Quick {
+        let action = match self.classify(&call) {
+            Ok(a) => a,
+            Err(sentence) => return Quick::Deny(sentence),
+        };
+        if self.called(&call, Some(&action)).await.is_err() {
+            return Quick::Deny("Conch couldn't record this call, so it didn't run.".into());
+        }
+        let tc = Self::tool_call(&call);
+        let (mode, decision, triage) = decide_and_triage(&self.chat, &tc, &action);
+        match decision {
+            guard::Decision::Allow => Quick::Allow,
+            guard::Decision::Deny { sentence, .. } => Quick::Deny(sentence),
+            guard::Decision::Ask { question, .. } => {
+                if mode == Mode::Auto && triage == Triage::FastPath {
+                    Quick::Allow
+                } else {
+                    Quick::Ask(question)
+                }
+            }
+        }
+    }
+
+    async fn ask_now(&self, call: NativeCall) -> Verdict {
+        let action = match self.classify(&call) {
+            Ok(a) => a,
+            Err(message) => return Verdict::Deny { message },
+        };
+        if self.called(&call, Some(&action)).await.is_err() {
+            return Verdict::Deny {
+                message: "Conch couldn't record this call, so it didn't run.".into(),
+            };
+        }
+        let tc = Self::tool_call(&call);
+        let work = self.chat.work.clone();
+        let sealed = self.sealed;
+        let classify =
+            move |c: &ToolCall| tools::native::classify(&c.name, &c.input, &work, sealed);
+        let outcome = drive(
+            &self.chat,
+            self.turn,
+            &tc,
+            &action,
+            &self.cancel,
+            Kind::Native,
+            &classify,
+        )
+        .await;
+        match outcome {
+            // What was approved is what runs: the input as judged.
+            Ok(Permission::Run) => Verdict::Allow { input: call.input },
+            Ok(Permission::Refused(o)) => Verdict::Deny { message: o.output },
+            Ok(Permission::Stopped) => Verdict::Deny {
+                message: "Stopped.".into(),
+            },
+            Err(e) => Verdict::Deny {
+                message: e.to_string(),
+            },
+        }
     }
 }
 
@@ -330,9 +366,10 @@ async fn log_event(
                     detail,
                 }))
                 .await?;
-            // Only what ran brought anything in: a refused fetch read
-            // nothing.
-            if let Some(action) = action.filter(|_| ok) {
+            // A call the gate refused ran nothing and marks nothing; any
+            // other marks, even when it failed (a command can fail after
+            // printing a page).
+            if let Some(action) = action.filter(|_| !gate.refused(&id)) {
                 if let Some((source, what)) = guard::mark_for(&action, None) {
                     chat.mark(source, what, Some(id)).await?;
                 }
