@@ -111,6 +111,37 @@ fn review_check(home: &Home) -> Option<Line> {
     })
 }
 
+/// Whether Claude Code is installed at `bin` (and which version), as a
+/// sentence either way.
+pub fn claude_code_status(bin: &std::path::Path) -> Result<String, String> {
+    match engines::claude_code::version::version(bin) {
+        Ok(v) => Ok(format!("Claude Code {v} is installed ({}).", bin.display())),
+        Err(why) => Err(format!(
+            "Claude Code: {why}. Install it with npm install -g @anthropic-ai/claude-code, or give its path with conch providers add NAME --kind claude-code --bin PATH."
+        )),
+    }
+}
+
+pub fn claude_code_line(bin: &std::path::Path) -> String {
+    claude_code_status(bin).unwrap_or_else(|why| why)
+}
+
+/// Each provider that is a program: is it there, and which version.
+fn engines_check(settings: &Settings) -> Vec<Line> {
+    settings
+        .providers
+        .iter()
+        .filter(|p| p.kind == engines::providers::ProviderKind::ClaudeCode)
+        .map(|p| {
+            let bin = engines::claude_code::launch::program(p.bin.as_deref());
+            match claude_code_status(&bin) {
+                Ok(said) => Line::Ok(format!("Provider \"{}\": {said}", p.name)),
+                Err(said) => Line::Warn(format!("Provider \"{}\": {said}", p.name)),
+            }
+        })
+        .collect()
+}
+
 pub fn run(home: &Home, args: DoctorArgs) -> Result<(), Failure> {
     let settings = Settings::load(home.root())?;
     let vault = settings.vault(home.root());
@@ -123,6 +154,7 @@ pub fn run(home: &Home, args: DoctorArgs) -> Result<(), Failure> {
     .into_iter()
     .flatten()
     .collect();
+    lines.extend(engines_check(&settings));
     // The security checkup, as Settings → Security shows it (where Conch
     // listens is only known to a running Conch).
     for check in conversations::checkup::checkup(home.root(), &settings.safety, None) {

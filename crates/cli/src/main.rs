@@ -3,6 +3,7 @@
 mod activity;
 mod chat;
 mod doctor;
+mod hook;
 mod keys;
 mod listen;
 mod open_files;
@@ -73,6 +74,8 @@ enum Command {
     Doctor(doctor::DoctorArgs),
     /// What the assistant did, newest first.
     Activity(activity::ActivityArgs),
+    /// Claude Code's hooks call back into the running Conch (not for typing).
+    Hook(hook::HookArgs),
 }
 
 /// A failure to report: one sentence, already in the user's words.
@@ -86,6 +89,11 @@ impl<E: std::fmt::Display> From<E> for Failure {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // A hook needs nothing of Conch's folder: what it asks is in its
+    // environment, and it must answer fast.
+    if let Command::Hook(args) = cli.command {
+        return hook::run(args);
+    }
     let result = (|| {
         // Replay keeps its chat in --home only when given one.
         if let Command::Replay(args) = cli.command {
@@ -105,6 +113,7 @@ fn main() -> ExitCode {
             Command::Skills { command } => skills_cmd::run(&home, command),
             Command::Doctor(args) => doctor::run(&home, args),
             Command::Activity(args) => activity::run(&home, args),
+            Command::Hook(_) => Ok(()),
         }
     })();
     match result {

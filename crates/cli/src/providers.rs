@@ -26,14 +26,21 @@ pub enum ProvidersCommand {
 #[derive(Args)]
 pub struct AddArgs {
     name: String,
-    /// openai (any OpenAI-compatible server) or anthropic.
+    /// openai (any OpenAI-compatible server), anthropic, or claude-code
+    /// (the Claude Code program, which runs its own tools).
     #[arg(long)]
     kind: String,
-    /// Default: https://api.openai.com/v1 or https://api.anthropic.com.
+    /// Default: https://api.openai.com/v1 or https://api.anthropic.com;
+    /// for claude-code, Claude Code's own (it gets this as
+    /// ANTHROPIC_BASE_URL).
     #[arg(long)]
     base_url: Option<String>,
+    /// The model (for claude-code, Claude Code's default when left out).
     #[arg(long)]
-    model: String,
+    model: Option<String>,
+    /// claude-code only: the program (default: claude on PATH).
+    #[arg(long, value_name = "PATH")]
+    bin: Option<String>,
     /// Read the key from standard input.
     #[arg(long, conflicts_with = "key_env")]
     key_stdin: bool,
@@ -65,19 +72,36 @@ pub fn run(home: &Home, command: ProvidersCommand) -> Result<(), Failure> {
             }
             let Some(kind) = ProviderKind::parse(&args.kind) else {
                 return Err(Failure(format!(
-                    "There's no provider kind called \"{}\". Use openai or anthropic.",
+                    "There's no provider kind called \"{}\". Use openai, anthropic or claude-code.",
                     args.kind
                 )));
             };
-            let base_url = args.base_url.unwrap_or_else(|| {
-                match kind {
-                    ProviderKind::Openai => "https://api.openai.com/v1",
-                    ProviderKind::Anthropic => "https://api.anthropic.com",
+            let program = kind == ProviderKind::ClaudeCode;
+            if args.bin.is_some() && !program {
+                return Err(Failure(
+                    "--bin is for a provider that is a program (--kind claude-code).".into(),
+                ));
+            }
+            let model = match (args.model, program) {
+                (Some(m), _) if !m.trim().is_empty() => m.trim().to_owned(),
+                (_, true) => String::new(),
+                (_, false) => {
+                    return Err(Failure(format!(
+                        "Say which model with --model (a {} provider needs one).",
+                        kind.name()
+                    )))
                 }
-                .to_owned()
-            });
+            };
+            let base_url = match (args.base_url, kind) {
+                (Some(url), _) => url,
+                (None, ProviderKind::Openai) => "https://api.openai.com/v1".to_owned(),
+                (None, ProviderKind::Anthropic) => "https://api.anthropic.com".to_owned(),
+                // Claude Code's own address.
+                (None, ProviderKind::ClaudeCode) => String::new(),
+            };
             match reqwest::Url::parse(&base_url) {
                 Ok(u) if matches!(u.scheme(), "http" | "https") => {}
+                _ if base_url.is_empty() && program => {}
                 _ => {
                     return Err(Failure(format!(
                     "\"{base_url}\" isn't a web address. Give one like https://api.openai.com/v1."
@@ -89,9 +113,10 @@ pub fn run(home: &Home, command: ProvidersCommand) -> Result<(), Failure> {
                 name: args.name.clone(),
                 kind,
                 base_url,
-                model: args.model,
+                model,
                 context_tokens: args.context_tokens,
                 max_tokens: 4096,
+                bin: args.bin.filter(|b| !b.trim().is_empty()),
             };
             let existed = settings.providers.iter().any(|p| p.name == args.name);
             settings.providers.retain(|p| p.name != args.name);
@@ -114,14 +139,22 @@ pub fn run(home: &Home, command: ProvidersCommand) -> Result<(), Failure> {
             if first {
                 said.push_str(" It's the default: conch serve uses it from its next start.");
             }
-            if key.is_none() {
+            if key.is_none() && program {
+                said.push_str(" No key was stored: Claude Code will need one (an API key, or a token from claude setup-token, given with --key-stdin).");
+            } else if key.is_none() {
                 said.push_str(" No key was stored (fine for Ollama or llama.cpp).");
+            }
+            if program {
+                said.push(' ');
+                said.push_str(&crate::doctor::claude_code_line(&provider_bin(
+                    &settings, &args.name,
+                )));
             }
             println!("{said}");
         }
         ProvidersCommand::List => {
             if settings.providers.is_empty() {
-                println!("No providers: Conch uses its built-in mock engine. Add one with conch providers add NAME --kind openai|anthropic --model M --key-stdin");
+                println!("No providers: Conch uses its built-in mock engine. Add one with conch providers add NAME --kind openai|anthropic|claude-code --model M --key-stdin");
             }
             let secrets = Secrets::load(&settings.vault(root))?;
             let default = settings.provider().map(|p| p.name.clone());
@@ -129,12 +162,17 @@ pub fn run(home: &Home, command: ProvidersCommand) -> Result<(), Failure> {
                 println!(
                     "{}\t{}\t{}\t{}\tkey: {}{}",
                     p.name,
-                    match p.kind {
-                        ProviderKind::Openai => "openai",
-                        ProviderKind::Anthropic => "anthropic",
+                    p.kind.name(),
+                    if p.model.is_empty() {
+                        "(its default model)"
+                    } else {
+                        &p.model
                     },
-                    p.model,
-                    p.base_url,
+                    if p.base_url.is_empty() {
+                        "(its default address)"
+                    } else {
+                        &p.base_url
+                    },
                     if secrets.key(&p.name).is_some() {
                         "set"
                     } else {
@@ -173,6 +211,17 @@ pub fn run(home: &Home, command: ProvidersCommand) -> Result<(), Failure> {
         }
     }
     Ok(())
+}
+
+/// The program a provider runs (`claude` on PATH unless --bin said).
+fn provider_bin(settings: &Settings, name: &str) -> std::path::PathBuf {
+    engines::claude_code::launch::program(
+        settings
+            .providers
+            .iter()
+            .find(|p| p.name == name)
+            .and_then(|p| p.bin.as_deref()),
+    )
 }
 
 fn read_key(stdin: bool, env: Option<&str>) -> Result<Option<String>, Failure> {

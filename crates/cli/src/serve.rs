@@ -240,11 +240,23 @@ fn pick_engine(home: &Home, settings: &Settings) -> Result<(Arc<dyn Engine>, Str
         settings: chosen.clone(),
         key: secrets.key(&chosen.name),
     };
-    let line = format!(
-        "Talking to {} ({} at {}).",
-        chosen.name, chosen.model, chosen.base_url
-    );
-    Ok((engines::providers::engine(provider, Retry::default()), line))
+    let line = match chosen.kind {
+        engines::providers::ProviderKind::ClaudeCode => format!(
+            "Turns run on Claude Code ({}). {}",
+            chosen.name,
+            crate::doctor::claude_code_line(&engines::claude_code::launch::program(
+                chosen.bin.as_deref()
+            ))
+        ),
+        _ => format!(
+            "Talking to {} ({} at {}).",
+            chosen.name, chosen.model, chosen.base_url
+        ),
+    };
+    Ok((
+        engines::providers::engine_in(provider, Retry::default(), home.root()),
+        line,
+    ))
 }
 
 async fn shutdown_signal() {

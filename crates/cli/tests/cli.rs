@@ -452,7 +452,7 @@ fn providers_keep_keys_out_of_settings_and_off_the_command_line() {
         &["providers", "add", "x", "--kind", "gemini", "--model", "m"],
         None,
     );
-    assert!(text(&out.stderr).contains("Use openai or anthropic"));
+    assert!(text(&out.stderr).contains("no provider kind called \"gemini\". Use openai"));
     let out = conch(
         home,
         &[

@@ -72,6 +72,10 @@ impl Chat {
         self.log
             .append(Body::ModeChanged(protocol::ModeChanged { mode }))
             .await?;
+        // An engine running its own turn (Claude Code) switches too.
+        if let Some(native) = self.engine.native() {
+            native.set_mode(&self.id, mode);
+        }
         let view = self.log.view();
         let settings = self.guard_settings(mode);
         for pending in &view.pending {

@@ -23,6 +23,10 @@ use crate::permission::{decide_and_triage, drive, Permission};
 struct Seen {
     /// Calls logged as `tool.called`, and what each does.
     actions: HashMap<String, Action>,
+    /// The input each was last logged with.
+    inputs: HashMap<String, serde_json::Value>,
+    /// Calls the gate refused: they ran nothing, so they mark nothing.
+    refused: std::collections::HashSet<String>,
 }
 
 struct ChatGate {
@@ -43,15 +47,18 @@ impl ChatGate {
         tools::native::classify(&call.tool, &call.input, &self.chat.work, self.sealed)
     }
 
-    /// Logs `tool.called` once per call.
+    /// Logs `tool.called` once per call, and again when the input it will
+    /// run with isn't the one logged (an engine's stream can show the
+    /// model's input while a rewritten one runs): the log records what ran.
     async fn called(&self, call: &NativeCall, action: Option<&Action>) -> Result<(), LogError> {
         let first = {
             let mut seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
-            let first = !seen.actions.contains_key(&call.id);
+            let new = seen.inputs.get(&call.id) != Some(&call.input);
             if let Some(a) = action {
                 seen.actions.insert(call.id.clone(), a.clone());
+                seen.inputs.insert(call.id.clone(), call.input.clone());
             }
-            first && action.is_some()
+            new && action.is_some()
         };
         if first {
             self.chat
@@ -128,67 +135,101 @@ impl Gate for ChatGate {
 
     fn quick(&self, call: NativeCall) -> BoxFuture<'_, Quick> {
         Box::pin(async move {
-            let action = match self.classify(&call) {
-                Ok(a) => a,
-                Err(sentence) => return Quick::Deny(sentence),
-            };
-            if self.called(&call, Some(&action)).await.is_err() {
-                return Quick::Deny("Conch couldn't record this call, so it didn't run.".into());
-            }
-            let tc = Self::tool_call(&call);
-            let (mode, decision, triage) = decide_and_triage(&self.chat, &tc, &action);
-            match decision {
-                guard::Decision::Allow => Quick::Allow,
-                guard::Decision::Deny { sentence, .. } => Quick::Deny(sentence),
-                guard::Decision::Ask { question, .. } => {
-                    if mode == Mode::Auto && triage == Triage::FastPath {
-                        Quick::Allow
-                    } else {
-                        Quick::Ask(question)
-                    }
-                }
-            }
+            let id = call.id.clone();
+            let quick = self.quick_now(call).await;
+            self.settled(&id, matches!(quick, Quick::Deny(_)));
+            quick
         })
     }
 
     fn ask(&self, call: NativeCall) -> BoxFuture<'_, Verdict> {
         Box::pin(async move {
-            let action = match self.classify(&call) {
-                Ok(a) => a,
-                Err(message) => return Verdict::Deny { message },
-            };
-            if self.called(&call, Some(&action)).await.is_err() {
-                return Verdict::Deny {
-                    message: "Conch couldn't record this call, so it didn't run.".into(),
-                };
-            }
-            let tc = Self::tool_call(&call);
-            let work = self.chat.work.clone();
-            let sealed = self.sealed;
-            let classify =
-                move |c: &ToolCall| tools::native::classify(&c.name, &c.input, &work, sealed);
-            let outcome = drive(
-                &self.chat,
-                self.turn,
-                &tc,
-                &action,
-                &self.cancel,
-                Kind::Native,
-                &classify,
-            )
-            .await;
-            match outcome {
-                // What was approved is what runs: the input as judged.
-                Ok(Permission::Run) => Verdict::Allow { input: call.input },
-                Ok(Permission::Refused(o)) => Verdict::Deny { message: o.output },
-                Ok(Permission::Stopped) => Verdict::Deny {
-                    message: "Stopped.".into(),
-                },
-                Err(e) => Verdict::Deny {
-                    message: e.to_string(),
-                },
-            }
+            let id = call.id.clone();
+            let verdict = self.ask_now(call).await;
+            self.settled(&id, matches!(verdict, Verdict::Deny { .. }));
+            verdict
         })
+    }
+}
+
+impl ChatGate {
+    /// Remembers whether the gate's last word on a call refused it.
+    fn settled(&self, id: &str, refused: bool) {
+        let mut seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
+        if refused {
+            seen.refused.insert(id.to_owned());
+        } else {
+            seen.refused.remove(id);
+        }
+    }
+
+    fn refused(&self, id: &str) -> bool {
+        self.seen
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .refused
+            .contains(id)
+    }
+
+    async fn quick_now(&self, call: NativeCall) -> Quick {
+        let action = match self.classify(&call) {
+            Ok(a) => a,
+            Err(sentence) => return Quick::Deny(sentence),
+        };
+        if self.called(&call, Some(&action)).await.is_err() {
+            return Quick::Deny("Conch couldn't record this call, so it didn't run.".into());
+        }
+        let tc = Self::tool_call(&call);
+        let (mode, decision, triage) = decide_and_triage(&self.chat, &tc, &action);
+        match decision {
+            guard::Decision::Allow => Quick::Allow,
+            guard::Decision::Deny { sentence, .. } => Quick::Deny(sentence),
+            guard::Decision::Ask { question, .. } => {
+                if mode == Mode::Auto && triage == Triage::FastPath {
+                    Quick::Allow
+                } else {
+                    Quick::Ask(question)
+                }
+            }
+        }
+    }
+
+    async fn ask_now(&self, call: NativeCall) -> Verdict {
+        let action = match self.classify(&call) {
+            Ok(a) => a,
+            Err(message) => return Verdict::Deny { message },
+        };
+        if self.called(&call, Some(&action)).await.is_err() {
+            return Verdict::Deny {
+                message: "Conch couldn't record this call, so it didn't run.".into(),
+            };
+        }
+        let tc = Self::tool_call(&call);
+        let work = self.chat.work.clone();
+        let sealed = self.sealed;
+        let classify =
+            move |c: &ToolCall| tools::native::classify(&c.name, &c.input, &work, sealed);
+        let outcome = drive(
+            &self.chat,
+            self.turn,
+            &tc,
+            &action,
+            &self.cancel,
+            Kind::Native,
+            &classify,
+        )
+        .await;
+        match outcome {
+            // What was approved is what runs: the input as judged.
+            Ok(Permission::Run) => Verdict::Allow { input: call.input },
+            Ok(Permission::Refused(o)) => Verdict::Deny { message: o.output },
+            Ok(Permission::Stopped) => Verdict::Deny {
+                message: "Stopped.".into(),
+            },
+            Err(e) => Verdict::Deny {
+                message: e.to_string(),
+            },
+        }
     }
 }
 
@@ -303,7 +344,7 @@ async fn log_event(
             // A call the gate never saw (the engine's own bookkeeping, or
             // one its sandbox refused before asking) is still recorded.
             let action = gate.classify(&call).ok();
-            if gate.action_of(&call.id).is_none() {
+            if gate.action_of(&call.id).is_none() || action.is_some() {
                 gate.called(
                     &call,
                     action
@@ -325,7 +366,10 @@ async fn log_event(
                     detail,
                 }))
                 .await?;
-            if let Some(action) = action {
+            // A call the gate refused ran nothing and marks nothing; any
+            // other marks, even when it failed (a command can fail after
+            // printing a page).
+            if let Some(action) = action.filter(|_| !gate.refused(&id)) {
                 if let Some((source, what)) = guard::mark_for(&action, None) {
                     chat.mark(source, what, Some(id)).await?;
                 }

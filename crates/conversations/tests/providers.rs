@@ -181,7 +181,7 @@ fn anthropic_call(id: &str, name: &str, args: &str) -> Vec<String> {
 fn provider(kind: ProviderKind, base: &str) -> Provider {
     let base_url = match kind {
         ProviderKind::Openai => format!("{base}/v1"),
-        ProviderKind::Anthropic => base.to_owned(),
+        _ => base.to_owned(),
     };
     Provider {
         settings: ProviderSettings {
@@ -191,6 +191,7 @@ fn provider(kind: ProviderKind, base: &str) -> Provider {
             model: "m-1".into(),
             context_tokens: 100_000,
             max_tokens: 1000,
+            bin: None,
         },
         key: Some("sk-test-123".into()),
     }
@@ -395,7 +396,7 @@ async fn busy_providers_are_retried_and_a_bad_key_gets_a_sentence() {
         let script = Script::default();
         let ok = match kind {
             ProviderKind::Openai => openai_text("Made it."),
-            ProviderKind::Anthropic => anthropic_text("Made it."),
+            _ => anthropic_text("Made it."),
         };
         *script.answers.lock().unwrap() = vec![
             Answer::Status(429, "slow down"),

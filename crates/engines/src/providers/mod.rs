@@ -1,6 +1,7 @@
 //! Real providers: OpenAI-compatible chat completions (OpenAI, OpenRouter,
 //! Ollama, llama.cpp's server, vLLM) and Anthropic Messages, both streaming
-//! with tool calls.
+//! with tool calls; and Claude Code, which runs its own tools
+//! ([`crate::claude_code`]).
 
 mod anthropic;
 pub mod budget;
@@ -8,6 +9,7 @@ mod http;
 mod openai;
 pub mod sse;
 
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -24,6 +26,8 @@ use crate::engine::Engine;
 pub enum ProviderKind {
     Openai,
     Anthropic,
+    #[serde(rename = "claude-code")]
+    ClaudeCode,
 }
 
 impl ProviderKind {
@@ -31,7 +35,16 @@ impl ProviderKind {
         match text {
             "openai" => Some(ProviderKind::Openai),
             "anthropic" => Some(ProviderKind::Anthropic),
+            "claude-code" => Some(ProviderKind::ClaudeCode),
             _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ProviderKind::Openai => "openai",
+            ProviderKind::Anthropic => "anthropic",
+            ProviderKind::ClaudeCode => "claude-code",
         }
     }
 }
@@ -50,6 +63,10 @@ pub struct ProviderSettings {
     /// Tokens the model may write in one step.
     #[serde(default = "default_max_tokens")]
     pub max_tokens: u32,
+    /// The program, for engines that are one (Claude Code): a path, or a
+    /// name on PATH. None: the engine's usual name on PATH.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bin: Option<String>,
 }
 
 fn default_context() -> usize {
@@ -75,10 +92,32 @@ pub(crate) fn client() -> reqwest::Client {
         .unwrap_or_default()
 }
 
-/// The engine for a provider.
+/// The engine for a provider, for a Conch whose folder is `$CONCH_HOME`
+/// (else ~/.conch); [`engine_in`] names the folder.
 pub fn engine(provider: Provider, retry: Retry) -> Arc<dyn Engine> {
+    let home = std::env::var_os("CONCH_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".conch")))
+        .unwrap_or_else(|| std::path::PathBuf::from(".conch"));
+    engine_in(provider, retry, &home)
+}
+
+/// The engine for a provider. `home` is Conch's folder: an engine that is
+/// a program keeps its own state in it.
+pub fn engine_in(provider: Provider, retry: Retry, home: &Path) -> Arc<dyn Engine> {
     match provider.settings.kind {
         ProviderKind::Openai => Arc::new(OpenAiEngine::new(provider, retry)),
         ProviderKind::Anthropic => Arc::new(AnthropicEngine::new(provider, retry)),
+        ProviderKind::ClaudeCode => Arc::new(crate::claude_code::ClaudeCode::new(
+            crate::claude_code::ClaudeCodeConfig::in_home(
+                home,
+                provider.settings.bin.as_deref(),
+                crate::claude_code::Provider {
+                    model: Some(provider.settings.model.clone()).filter(|m| !m.is_empty()),
+                    base_url: Some(provider.settings.base_url.clone()).filter(|u| !u.is_empty()),
+                    key: provider.key,
+                },
+            ),
+        )),
     }
 }

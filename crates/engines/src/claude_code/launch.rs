@@ -1,0 +1,284 @@
+//! The command line and environment one turn's `claude` runs with.
+//!
+//! - Hermetic: `--setting-sources ""` and one settings file of Conch's, no
+//!   MCP servers but those Conch names (`--strict-mcp-config`), and only
+//!   the tools Conch knows how to judge (`--tools`). Never `--bare`: it
+//!   skips hooks.
+//! - The environment is built, not inherited: the program's own HOME (a
+//!   folder of Conch's), the provider's address and key, the hook's way
+//!   back to Conch, and a short list of what programs need to run (PATH,
+//!   locale, proxies). Nothing else of Conch's own environment leaks in.
+//! - What the owner wrote, and who the assistant is, go in on stdin, not
+//!   on the command line where anyone on this computer could read them.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use protocol::Mode;
+
+/// The tools Claude Code offers the model: those Conch classifies.
+/// Anything else that appears still passes the hook (as an app's tool that
+/// writes).
+pub const TOOLS: &str =
+    "Bash,Read,Write,Edit,MultiEdit,NotebookEdit,Glob,Grep,WebFetch,WebSearch,Task,Skill,TodoWrite";
+
+/// Inherited from Conch's environment when set: what programs need to run.
+const PASSED: &[&str] = &[
+    "PATH",
+    "LANG",
+    "LANGUAGE",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TZ",
+    "TERM",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "TMPDIR",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "NO_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "no_proxy",
+    "SSL_CERT_FILE",
+    "NODE_EXTRA_CA_CERTS",
+];
+
+/// Claude Code's permission mode for a turn that starts in `mode`.
+/// Conch's own answers come from the hook in every mode; this only sets
+/// what Claude Code would do by itself.
+pub fn start_mode(mode: Mode) -> &'static str {
+    match mode {
+        Mode::Ask | Mode::Auto => "default",
+        Mode::Edits => "acceptEdits",
+        Mode::Full => "bypassPermissions",
+    }
+}
+
+/// The mode to switch to when the owner picks `mode` mid-turn. Full trust
+/// picked mid-turn runs as default, with Conch answering each ask itself:
+/// skipping permissions is only ever set for turns that start in Full
+/// trust (ADR 0028, 2026-10-04).
+pub fn switch_mode(mode: Mode) -> &'static str {
+    match mode {
+        Mode::Edits => "acceptEdits",
+        Mode::Ask | Mode::Auto | Mode::Full => "default",
+    }
+}
+
+/// Whether this process runs as root (Claude Code refuses
+/// bypassPermissions as root unless told it's in a sandbox).
+pub fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions and can't fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// How the provider is reached.
+#[derive(Debug, Clone, Default)]
+pub struct Provider {
+    pub model: Option<String>,
+    pub base_url: Option<String>,
+    pub key: Option<String>,
+}
+
+/// Where the key goes: an OAuth token (`claude setup-token`, for a Claude
+/// subscription) or an API key.
+pub fn key_var(key: &str) -> &'static str {
+    if key.starts_with("sk-ant-oat") {
+        "CLAUDE_CODE_OAUTH_TOKEN"
+    } else {
+        "ANTHROPIC_API_KEY"
+    }
+}
+
+/// The environment: built from nothing.
+pub fn environment(
+    home: &Path,
+    provider: &Provider,
+    inherited: impl Fn(&str) -> Option<OsString>,
+    extra: &[(String, String)],
+) -> Vec<(OsString, OsString)> {
+    let mut env: Vec<(OsString, OsString)> = PASSED
+        .iter()
+        .filter_map(|name| inherited(name).map(|v| (OsString::from(*name), v)))
+        .collect();
+    let mut set = |k: &str, v: &str| env.push((k.into(), v.into()));
+    set("HOME", &home.to_string_lossy());
+    // No telemetry, error reports or update checks: Conch talks to the
+    // provider and nothing else.
+    set("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
+    set("DISABLE_AUTOUPDATER", "1");
+    // A turn owns what it starts: no command or sub-agent goes on in the
+    // background after the turn ends (where Stop can't reach it and the
+    // owner can't be asked).
+    set("CLAUDE_CODE_DISABLE_BACKGROUND_TASKS", "1");
+    if let Some(url) = &provider.base_url {
+        set("ANTHROPIC_BASE_URL", url);
+    }
+    if let Some(key) = &provider.key {
+        set(key_var(key), key);
+    }
+    for (k, v) in extra {
+        set(k, v);
+    }
+    env
+}
+
+/// The arguments of a turn.
+pub struct Turn<'a> {
+    pub settings: &'a Path,
+    pub mode: Mode,
+    pub model: Option<&'a str>,
+    pub session: &'a str,
+    /// The session has a transcript: continue it.
+    pub resume: bool,
+}
+
+pub fn arguments(t: &Turn<'_>) -> Vec<OsString> {
+    let mut args: Vec<OsString> = [
+        "-p",
+        "--input-format",
+        "stream-json",
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        // The reply's text as it is written, like the API engines.
+        "--include-partial-messages",
+        "--setting-sources",
+        "",
+        "--permission-prompt-tool",
+        "stdio",
+        "--strict-mcp-config",
+        "--tools",
+        TOOLS,
+        "--permission-mode",
+        start_mode(t.mode),
+    ]
+    .iter()
+    .map(OsString::from)
+    .collect();
+    args.push("--settings".into());
+    args.push(t.settings.into());
+    if let Some(model) = t.model.filter(|m| !m.trim().is_empty()) {
+        args.push("--model".into());
+        args.push(model.into());
+    }
+    args.push(if t.resume { "--resume" } else { "--session-id" }.into());
+    args.push(t.session.into());
+    args
+}
+
+/// The one-shot call Auto mode's reviewer makes: no tools, no session,
+/// `system` as the whole system prompt; the prompt goes in on stdin.
+pub fn review_arguments(model: Option<&str>, system: &str) -> Vec<OsString> {
+    let mut args: Vec<OsString> = [
+        "-p",
+        "--output-format",
+        "json",
+        "--setting-sources",
+        "",
+        "--strict-mcp-config",
+        "--tools",
+        "",
+        "--no-session-persistence",
+        "--permission-mode",
+        "default",
+        "--system-prompt",
+        system,
+    ]
+    .iter()
+    .map(OsString::from)
+    .collect();
+    if let Some(model) = model.filter(|m| !m.trim().is_empty()) {
+        args.push("--model".into());
+        args.push(model.into());
+    }
+    args
+}
+
+/// The program: `--bin` as given, else `claude` on PATH.
+pub fn program(bin: Option<&str>) -> PathBuf {
+    PathBuf::from(bin.filter(|b| !b.trim().is_empty()).unwrap_or("claude"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modes_map_and_full_trust_mid_turn_is_default() {
+        assert_eq!(start_mode(Mode::Ask), "default");
+        assert_eq!(start_mode(Mode::Edits), "acceptEdits");
+        assert_eq!(start_mode(Mode::Full), "bypassPermissions");
+        assert_eq!(start_mode(Mode::Auto), "default");
+        for mode in [Mode::Ask, Mode::Edits, Mode::Full, Mode::Auto] {
+            assert_ne!(switch_mode(mode), "bypassPermissions", "{mode}");
+        }
+    }
+
+    #[test]
+    fn the_environment_is_built_not_inherited() {
+        let env = environment(
+            Path::new("/h/.conch/engines/claude-code/chats/c1"),
+            &Provider {
+                model: None,
+                base_url: Some("http://127.0.0.1:9".into()),
+                key: Some("sk-ant-api-1".into()),
+            },
+            |name| match name {
+                "PATH" => Some("/usr/bin".into()),
+                _ => Some("leak".into()),
+            },
+            &[],
+        );
+        let get = |k: &str| {
+            env.iter()
+                .find(|(n, _)| n == k)
+                .map(|(_, v)| v.to_string_lossy().into_owned())
+        };
+        assert_eq!(get("PATH").as_deref(), Some("/usr/bin"));
+        assert_eq!(
+            get("HOME").as_deref(),
+            Some("/h/.conch/engines/claude-code/chats/c1")
+        );
+        assert_eq!(get("ANTHROPIC_API_KEY").as_deref(), Some("sk-ant-api-1"));
+        assert_eq!(
+            get("ANTHROPIC_BASE_URL").as_deref(),
+            Some("http://127.0.0.1:9")
+        );
+        assert_eq!(get("CONCH_HOME"), None);
+        assert_eq!(get("AWS_SECRET_ACCESS_KEY"), None);
+        assert_eq!(key_var("sk-ant-oat01-x"), "CLAUDE_CODE_OAUTH_TOKEN");
+    }
+
+    #[test]
+    fn a_turn_never_runs_bare_and_the_prompt_is_not_an_argument() {
+        let args = arguments(&Turn {
+            settings: Path::new("/r/s.json"),
+            mode: Mode::Full,
+            model: Some("claude-sonnet-4-5"),
+            session: "u-1",
+            resume: true,
+        });
+        let words: Vec<String> = args
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        assert!(!words.iter().any(|w| w == "--bare"));
+        let after = |flag: &str| {
+            words
+                .iter()
+                .position(|w| w == flag)
+                .map(|i| words[i + 1].clone())
+        };
+        assert_eq!(after("--setting-sources").as_deref(), Some(""));
+        assert_eq!(after("--permission-prompt-tool").as_deref(), Some("stdio"));
+        assert_eq!(
+            after("--permission-mode").as_deref(),
+            Some("bypassPermissions")
+        );
+        assert_eq!(after("--resume").as_deref(), Some("u-1"));
+        assert_eq!(after("--settings").as_deref(), Some("/r/s.json"));
+    }
+}

@@ -1,0 +1,294 @@
+//! One turn: start `claude`, hand it the owner's words, and follow what it
+//! writes until its result line, answering its permission questions and
+//! its hooks on the way. Stop interrupts it and ends its processes.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, Command};
+use tokio::sync::{mpsc, watch};
+
+use super::calls::TurnState;
+use super::hook::{SOCKET_VAR, TOKEN_VAR, TURN_VAR};
+use super::wire::{self, Out};
+use super::{launch, session, settings, ClaudeCode};
+use crate::engine::EngineError;
+use crate::native::{Gate, NativeTurn, Verdict};
+
+/// How long a stopped or finished `claude` gets to exit by itself.
+const GRACE: Duration = Duration::from_secs(3);
+
+/// The settings file of one turn, removed when the turn ends.
+struct SettingsFile(PathBuf);
+
+impl Drop for SettingsFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+fn write_private(path: &Path, text: &str) -> Result<(), String> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+        .map_err(|e| format!("Conch couldn't write {}: {e}.", path.display()))?;
+    f.write_all(text.as_bytes())
+        .map_err(|e| format!("Conch couldn't write {}: {e}.", path.display()))
+}
+
+/// Ends `claude` and everything it started (its commands, their sandbox).
+fn kill_group(child: &Child) {
+    if let Some(pid) = child.id().and_then(|p| i32::try_from(p).ok()) {
+        // SAFETY: kill has no memory effects; a group that is already gone
+        // is an error we don't need.
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL);
+        }
+    }
+}
+
+/// What Claude Code's errors mean for the person.
+fn failure(text: &str) -> EngineError {
+    let lower = text.to_lowercase();
+    let said = format!("Claude Code: {}", text.trim());
+    if lower.contains("401")
+        || lower.contains("invalid api key")
+        || lower.contains("authentication")
+        || lower.contains("log in")
+        || lower.contains("login")
+    {
+        EngineError::Unauthorized(format!(
+            "{said} Check the provider's key (conch providers add NAME --kind claude-code --key-stdin)."
+        ))
+    } else {
+        EngineError::Unavailable(said)
+    }
+}
+
+pub(super) async fn run(
+    engine: &ClaudeCode,
+    turn: NativeTurn,
+    gate: Arc<dyn Gate>,
+    mut stop: watch::Receiver<bool>,
+) -> Result<(), EngineError> {
+    if *stop.borrow() {
+        return Err(EngineError::Stopped);
+    }
+    let cfg = &engine.config;
+    let server = engine.server().await.map_err(EngineError::Unavailable)?;
+    let home = session::chat_home(&cfg.state, &turn.chat);
+    super::socket::private_dir(&home).map_err(EngineError::Unavailable)?;
+    let session = session::session_id(&turn.chat);
+    let resume = session::exists(&home, &session);
+    let key = super::socket::random_hex(16).map_err(EngineError::Unavailable)?;
+
+    let mut secret_env = vec![TOKEN_VAR.to_owned()];
+    if let Some(k) = &cfg.provider.key {
+        secret_env.push(launch::key_var(k).to_owned());
+    }
+    let sandbox = turn.sealing.then(|| settings::Sandbox {
+        hidden: turn.hidden.clone(),
+        readable: vec![home.clone()],
+        writable: vec![home.clone(), std::env::temp_dir()],
+        secret_env,
+    });
+    let file = SettingsFile(cfg.run.join(format!("claude-code-{key}.json")));
+    write_private(
+        &file.0,
+        &settings::settings(&cfg.hook, sandbox.as_ref()).to_string(),
+    )
+    .map_err(EngineError::Unavailable)?;
+
+    let mut extra = vec![
+        (
+            SOCKET_VAR.to_owned(),
+            server.socket.to_string_lossy().into_owned(),
+        ),
+        (TURN_VAR.to_owned(), key.clone()),
+        (TOKEN_VAR.to_owned(), server.token.clone()),
+    ];
+    if turn.mode == protocol::Mode::Full && launch::is_root() {
+        extra.push(("IS_SANDBOX".to_owned(), "1".to_owned()));
+    }
+    let env = launch::environment(&home, &cfg.provider, |k| std::env::var_os(k), &extra);
+    let args = launch::arguments(&launch::Turn {
+        settings: &file.0,
+        mode: turn.mode,
+        model: cfg.provider.model.as_deref(),
+        session: &session,
+        resume,
+    });
+    let mut child = Command::new(&cfg.bin)
+        .args(&args)
+        .env_clear()
+        .envs(env)
+        .current_dir(&turn.work)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| {
+            EngineError::Unavailable(format!(
+                "Claude Code couldn't start ({}: {e}). Install it (npm install -g @anthropic-ai/claude-code) or give its path with --bin.",
+                cfg.bin.display()
+            ))
+        })?;
+    let (Some(mut stdin), Some(stdout), Some(stderr)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        kill_group(&child);
+        return Err(EngineError::Unavailable(
+            "Claude Code started without its pipes.".into(),
+        ));
+    };
+
+    let (lines_tx, mut lines_rx) = mpsc::unbounded_channel::<String>();
+    let state = Arc::new(TurnState::new(gate, lines_tx));
+    let _hooks = server.register(key, state.clone());
+    let _running = engine.running_as(&turn.chat, state.clone());
+    let mut unchecked = state.watch_unchecked();
+
+    // Lines for stdin, in order; an empty one closes stdin.
+    let writer = tokio::spawn(async move {
+        while let Some(mut line) = lines_rx.recv().await {
+            if line.is_empty() {
+                break;
+            }
+            line.push('\n');
+            if stdin.write_all(line.as_bytes()).await.is_err() {
+                break;
+            }
+            let _ = stdin.flush().await;
+        }
+    });
+    // The end of what it says on stderr, for a failure's sentence. All of
+    // it is read, so a chatty Claude Code never blocks on a full pipe.
+    let complaints = tokio::spawn(async move {
+        let mut stderr = stderr;
+        let mut tail: Vec<u8> = Vec::new();
+        let mut buf = [0u8; 8192];
+        while let Ok(n) = stderr.read(&mut buf).await {
+            if n == 0 {
+                break;
+            }
+            tail.extend_from_slice(&buf[..n]);
+            if tail.len() > 4096 {
+                tail.drain(..tail.len() - 2048);
+            }
+        }
+        let text = String::from_utf8_lossy(&tail).into_owned();
+        let last: String = text.chars().rev().take(600).collect();
+        last.chars().rev().collect::<String>()
+    });
+
+    state.send(wire::initialize(&state.request_id("init"), &turn.system));
+    state.send(wire::user(&turn.prompt));
+
+    let mut asks = tokio::task::JoinSet::new();
+    let mut lines = BufReader::new(stdout).lines();
+    let mut result: Option<(bool, String)> = None;
+    let mut stopped = false;
+    let mut stop_open = true;
+    let mut breach: Option<String> = None;
+    loop {
+        tokio::select! {
+            line = lines.next_line() => {
+                let Ok(Some(line)) = line else { break };
+                let Some(out) = wire::read(&line) else { continue };
+                match out {
+                    Out::CanUseTool { request, id, tool, input } => {
+                        let state = state.clone();
+                        asks.spawn(async move {
+                            let answer = match state.ask(id.clone(), tool, input).await {
+                                Verdict::Allow { input } => wire::allow(&request, &id, &input),
+                                Verdict::Deny { message } => wire::deny(&request, &id, &message),
+                            };
+                            state.send(answer);
+                        });
+                    }
+                    Out::OtherRequest { request, subtype } => {
+                        state.send(wire::unsupported(&request, &subtype));
+                    }
+                    Out::Assistant { parent, message, blocks } => {
+                        state.assistant(parent.as_deref(), &message, blocks).await;
+                    }
+                    Out::Streaming { parent, message } => state.streaming(parent.as_deref(), message),
+                    Out::Delta { parent, text } => state.delta(parent.as_deref(), text).await,
+                    Out::Results { results, .. } => state.results(results).await,
+                    Out::Unchecked { hook, .. } => state.unchecked_hook(&hook),
+                    Out::Result { error, text } => {
+                        result = Some((error, text));
+                        // The turn is over: closing stdin lets it exit.
+                        break;
+                    }
+                    Out::Init { .. } | Out::Answered { .. } | Out::Other => {}
+                }
+            }
+            changed = stop.changed(), if stop_open => {
+                // Nobody left to press Stop: the turn just runs on.
+                stop_open = changed.is_ok();
+                if stop_open && *stop.borrow() {
+                    stopped = true;
+                    state.send(wire::interrupt(&state.request_id("stop")));
+                    break;
+                }
+            }
+            changed = unchecked.changed() => {
+                if changed.is_ok() {
+                    breach = unchecked.borrow().clone();
+                    if breach.is_some() {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    // Questions still open end by themselves once Stop has reached the
+    // chat (the owner's card is closed and logged); then nothing more is
+    // answered, and closing stdin ends the session.
+    let _ = tokio::time::timeout(GRACE, async { while asks.join_next().await.is_some() {} }).await;
+    asks.shutdown().await;
+    state.send(String::new());
+    let _ = tokio::time::timeout(GRACE, writer).await;
+    if breach.is_some() {
+        kill_group(&child);
+    }
+    let exited = tokio::time::timeout(GRACE, child.wait()).await;
+    // Whatever it started goes with it: a background command doesn't
+    // outlive the turn that started it.
+    kill_group(&child);
+    let status = match exited {
+        Ok(Ok(status)) => Some(status),
+        _ => {
+            let _ = child.kill().await;
+            None
+        }
+    };
+    let said = complaints.await.unwrap_or_default();
+    if let Some(line) = breach {
+        return Err(EngineError::Protocol(line));
+    }
+    if stopped {
+        return Err(EngineError::Stopped);
+    }
+    match result {
+        Some((false, _)) => Ok(()),
+        Some((true, text)) => Err(failure(&text)),
+        None => Err(failure(&match status {
+            Some(s) if said.trim().is_empty() => {
+                format!("it ended without finishing the turn ({s}).")
+            }
+            _ if said.trim().is_empty() => "it ended without finishing the turn.".to_owned(),
+            _ => said,
+        })),
+    }
+}
