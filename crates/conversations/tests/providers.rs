@@ -190,6 +190,7 @@ fn provider(kind: ProviderKind, base: &str) -> Provider {
             model: "m-1".into(),
             context_tokens: 100_000,
             max_tokens: 1000,
+            bin: None,
         },
         key: Some("sk-test-123".into()),
     }

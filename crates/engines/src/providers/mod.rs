@@ -4,7 +4,7 @@
 
 mod anthropic;
 pub mod budget;
-mod http;
+pub(crate) mod http;
 mod openai;
 pub mod sse;
 
@@ -24,6 +24,8 @@ use crate::engine::Engine;
 pub enum ProviderKind {
     Openai,
     Anthropic,
+    /// OpenAI's Codex CLI, driven as a native engine (`codex app-server`).
+    Codex,
 }
 
 impl ProviderKind {
@@ -31,6 +33,7 @@ impl ProviderKind {
         match text {
             "openai" => Some(ProviderKind::Openai),
             "anthropic" => Some(ProviderKind::Anthropic),
+            "codex" => Some(ProviderKind::Codex),
             _ => None,
         }
     }
@@ -50,6 +53,10 @@ pub struct ProviderSettings {
     /// Tokens the model may write in one step.
     #[serde(default = "default_max_tokens")]
     pub max_tokens: u32,
+    /// The program, for providers that are one (Codex): a path, or a name
+    /// looked up on PATH.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bin: Option<String>,
 }
 
 fn default_context() -> usize {
@@ -75,10 +82,22 @@ pub(crate) fn client() -> reqwest::Client {
         .unwrap_or_default()
 }
 
-/// The engine for a provider.
+/// The engine for a provider; an engine that keeps state of its own
+/// (Codex) keeps it under Conch's home as `CONCH_HOME` or `~/.conch` name it.
 pub fn engine(provider: Provider, retry: Retry) -> Arc<dyn Engine> {
+    let home = std::env::var_os("CONCH_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".conch")))
+        .unwrap_or_else(|| std::path::PathBuf::from(".conch"));
+    engine_in(provider, retry, &home)
+}
+
+/// The engine for a provider, with Conch's home folder for engines that
+/// keep state of their own.
+pub fn engine_in(provider: Provider, retry: Retry, home: &std::path::Path) -> Arc<dyn Engine> {
     match provider.settings.kind {
         ProviderKind::Openai => Arc::new(OpenAiEngine::new(provider, retry)),
         ProviderKind::Anthropic => Arc::new(AnthropicEngine::new(provider, retry)),
+        ProviderKind::Codex => Arc::new(crate::codex::CodexEngine::new(provider, home)),
     }
 }

