@@ -222,6 +222,16 @@ pub fn outcome(item: &Value) -> Option<(bool, String)> {
     }
 }
 
+/// Why Codex refused a call without running it, read from what it told
+/// the model.
+pub fn refusal(output: &str) -> Option<&str> {
+    (output.starts_with("approval policy is")
+        || output.contains("blocked by PreToolUse hook")
+        || output.starts_with("unsupported call")
+        || output.starts_with("failed to parse function arguments"))
+    .then_some(output)
+}
+
 /// The raw output of a call, as the model was given it.
 pub fn raw_output(item: &Value) -> Option<(String, String)> {
     let id = item["call_id"].as_str()?;

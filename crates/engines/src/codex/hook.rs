@@ -129,6 +129,21 @@ async fn decide(input: &Value, shared: &Shared) -> Value {
     let id = input["tool_use_id"].as_str().unwrap_or("");
     let tool_input = &input["tool_input"];
     let call = calls::from_hook(id, tool, tool_input, shared.sandboxed);
+    shared.seen(&call);
+    // In a tight turn a command that asked to leave the sandbox is refused
+    // here, without a question (the policy refuses it too).
+    if shared.sandboxed && shared.escalated(id) {
+        let sentence = "This chat read something from outside, so commands stay in Codex's sandbox, and this one asked to leave it. It didn't run.".to_owned();
+        shared.decided(id, false);
+        shared
+            .finish(NativeEvent::ToolFinished {
+                id: id.to_owned(),
+                ok: false,
+                output: sentence.clone(),
+            })
+            .await;
+        return deny(&sentence);
+    }
     let verdict = match shared.gate.quick(call.clone()).await {
         Quick::Allow => Ok(()),
         Quick::Deny(sentence) => Err(sentence),

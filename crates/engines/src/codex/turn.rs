@@ -45,6 +45,10 @@ struct State {
     calls: HashMap<String, NativeCall>,
     /// Reply text already streamed, by message item.
     streamed: HashMap<String, usize>,
+    /// Some reply text was reported this turn.
+    spoke: bool,
+    /// Codex's own record of the thread (its rollout file).
+    rollout: Option<PathBuf>,
 }
 
 impl Shared {
@@ -52,8 +56,23 @@ impl Shared {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// A call the gate has already seen (and logged) at the hook.
+    pub fn seen(&self, call: &NativeCall) {
+        let mut s = self.lock();
+        s.calls.entry(call.id.clone()).or_insert_with(|| call.clone());
+        s.called.insert(call.id.clone());
+    }
+
     pub fn decided(&self, id: &str, runs: bool) {
         self.lock().decided.insert(id.to_owned(), runs);
+    }
+
+    /// The model asked for this call to run outside the sandbox.
+    pub fn escalated(&self, id: &str) -> bool {
+        self.lock()
+            .calls
+            .get(id)
+            .is_some_and(|c| c.input["escalated"] == true)
     }
 
     async fn report(&self, event: NativeEvent) {
@@ -163,13 +182,18 @@ pub async fn run(
         let s = shared.lock();
         s.called.difference(&s.finished).cloned().collect()
     };
+    let rollout = shared.lock().rollout.clone();
+    let recorded = match (&rollout, open.is_empty()) {
+        (Some(path), false) => outputs_in(path),
+        _ => HashMap::new(),
+    };
     for id in open {
+        let (ok, output) = match recorded.get(&id) {
+            Some(out) => (calls::refusal(out).is_none(), out.clone()),
+            None => (false, "Codex didn't say how this step ended.".to_owned()),
+        };
         shared
-            .finish(NativeEvent::ToolFinished {
-                id,
-                ok: false,
-                output: "Codex didn't say how this step ended.".to_owned(),
-            })
+            .finish(NativeEvent::ToolFinished { id, ok, output })
             .await;
     }
     result
@@ -287,6 +311,7 @@ async fn drive(
         .ok_or_else(|| EngineError::Protocol("Codex started a thread without an id.".into()))?
         .to_owned();
     kept.thread = Some(thread_id.clone());
+    shared.lock().rollout = thread["thread"]["path"].as_str().map(PathBuf::from);
     if launch.tight && !kept.told_tight {
         shared.report(NativeEvent::Note(TIGHT_NOTE.to_owned())).await;
         kept.told_tight = true;
@@ -408,7 +433,11 @@ async fn on_notification(
             let id = params["itemId"].as_str().unwrap_or("").to_owned();
             let delta = params["delta"].as_str().unwrap_or("");
             if !delta.is_empty() {
-                *shared.lock().streamed.entry(id).or_default() += delta.len();
+                {
+                    let mut st = shared.lock();
+                    *st.streamed.entry(id).or_default() += delta.len();
+                    st.spoke = true;
+                }
                 shared.report(NativeEvent::Text(delta.to_owned())).await;
             }
         }
@@ -423,10 +452,13 @@ async fn on_notification(
                 Some("agentMessage") => {
                     let id = item["id"].as_str().unwrap_or("");
                     let text = item["text"].as_str().unwrap_or("");
-                    let sent = shared.lock().streamed.remove(id).unwrap_or(0);
+                    let (sent, spoke) = {
+                        let mut st = shared.lock();
+                        (st.streamed.remove(id).unwrap_or(0), std::mem::replace(&mut st.spoke, true))
+                    };
                     if let Some(rest) = text.get(sent..).filter(|r| !r.is_empty()) {
                         // Separate messages are separate paragraphs.
-                        let gap = if sent == 0 { "\n\n" } else { "" };
+                        let gap = if sent == 0 && spoke { "\n\n" } else { "" };
                         shared.report(NativeEvent::Text(format!("{gap}{rest}"))).await;
                     }
                 }
@@ -460,8 +492,7 @@ async fn on_notification(
                 // policy refused it, or it's code mode's script).
                 let known = shared.lock().called.contains(&id);
                 if known {
-                    let ok = !output.starts_with("approval policy")
-                        && !output.contains("blocked by PreToolUse hook");
+                    let ok = calls::refusal(&output).is_none();
                     shared
                         .finish(NativeEvent::ToolFinished { id, ok, output })
                         .await;
@@ -577,4 +608,16 @@ async fn approve_file(shared: &Shared, params: &Value) -> &'static str {
     } else {
         "decline"
     }
+}
+
+/// What Codex's record of the thread says each call returned.
+fn outputs_in(rollout: &std::path::Path) -> HashMap<String, String> {
+    let Ok(text) = std::fs::read_to_string(rollout) else {
+        return HashMap::new();
+    };
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["type"] == "response_item")
+        .filter_map(|v| calls::raw_output(&v["payload"]))
+        .collect()
 }
