@@ -43,7 +43,7 @@ enum Command {
         #[command(subcommand)]
         command: keys::KeysCommand,
     },
-    /// Model providers (OpenAI-compatible or Anthropic).
+    /// Model providers (OpenAI-compatible, Anthropic, or the Codex CLI).
     Providers {
         #[command(subcommand)]
         command: providers::ProvidersCommand,

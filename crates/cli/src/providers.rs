@@ -26,14 +26,20 @@ pub enum ProvidersCommand {
 #[derive(Args)]
 pub struct AddArgs {
     name: String,
-    /// openai (any OpenAI-compatible server) or anthropic.
+    /// openai (any OpenAI-compatible server), anthropic, or codex (OpenAI's
+    /// Codex CLI, run as an engine).
     #[arg(long)]
     kind: String,
-    /// Default: https://api.openai.com/v1 or https://api.anthropic.com.
+    /// Default: https://api.openai.com/v1 or https://api.anthropic.com; for
+    /// codex, none: Codex's own provider and sign-in.
     #[arg(long)]
     base_url: Option<String>,
+    /// The model (for codex, default: Codex's own choice).
     #[arg(long)]
-    model: String,
+    model: Option<String>,
+    /// The program, for codex: a path, or a name on PATH (default: codex).
+    #[arg(long, value_name = "PATH")]
+    bin: Option<String>,
     /// Read the key from standard input.
     #[arg(long, conflicts_with = "key_env")]
     key_stdin: bool,
@@ -65,19 +71,37 @@ pub fn run(home: &Home, command: ProvidersCommand) -> Result<(), Failure> {
             }
             let Some(kind) = ProviderKind::parse(&args.kind) else {
                 return Err(Failure(format!(
-                    "There's no provider kind called \"{}\". Use openai or anthropic.",
+                    "There's no provider kind called \"{}\". Use openai, anthropic or codex.",
                     args.kind
                 )));
+            };
+            let program = kind == ProviderKind::Codex;
+            if args.bin.is_some() && !program {
+                return Err(Failure(
+                    "--bin is for providers that are a program (codex).".into(),
+                ));
+            }
+            let model = match (args.model, program) {
+                (Some(m), _) if !m.trim().is_empty() => m.trim().to_owned(),
+                (_, true) => String::new(),
+                (_, false) => {
+                    return Err(Failure(format!(
+                        "A provider of kind {} needs --model.",
+                        args.kind
+                    )))
+                }
             };
             let base_url = args.base_url.unwrap_or_else(|| {
                 match kind {
                     ProviderKind::Openai => "https://api.openai.com/v1",
                     ProviderKind::Anthropic => "https://api.anthropic.com",
+                    ProviderKind::Codex => "",
                 }
                 .to_owned()
             });
             match reqwest::Url::parse(&base_url) {
                 Ok(u) if matches!(u.scheme(), "http" | "https") => {}
+                _ if program && base_url.is_empty() => {}
                 _ => {
                     return Err(Failure(format!(
                     "\"{base_url}\" isn't a web address. Give one like https://api.openai.com/v1."
@@ -89,9 +113,10 @@ pub fn run(home: &Home, command: ProvidersCommand) -> Result<(), Failure> {
                 name: args.name.clone(),
                 kind,
                 base_url,
-                model: args.model,
+                model,
                 context_tokens: args.context_tokens,
                 max_tokens: 4096,
+                bin: args.bin.clone(),
             };
             let existed = settings.providers.iter().any(|p| p.name == args.name);
             settings.providers.retain(|p| p.name != args.name);
@@ -114,14 +139,22 @@ pub fn run(home: &Home, command: ProvidersCommand) -> Result<(), Failure> {
             if first {
                 said.push_str(" It's the default: conch serve uses it from its next start.");
             }
-            if key.is_none() {
+            if program {
+                said.push_str(&crate::doctor::codex_line(
+                    &args.name,
+                    args.bin.as_deref(),
+                ));
+                if provider_uses_sign_in(&settings, &args.name) && key.is_none() {
+                    said.push_str(" With no base URL and no key, Codex uses your own Codex sign-in (codex login).");
+                }
+            } else if key.is_none() {
                 said.push_str(" No key was stored (fine for Ollama or llama.cpp).");
             }
             println!("{said}");
         }
         ProvidersCommand::List => {
             if settings.providers.is_empty() {
-                println!("No providers: Conch uses its built-in mock engine. Add one with conch providers add NAME --kind openai|anthropic --model M --key-stdin");
+                println!("No providers: Conch uses its built-in mock engine. Add one with conch providers add NAME --kind openai|anthropic|codex --model M --key-stdin");
             }
             let secrets = Secrets::load(&settings.vault(root))?;
             let default = settings.provider().map(|p| p.name.clone());
@@ -132,9 +165,10 @@ pub fn run(home: &Home, command: ProvidersCommand) -> Result<(), Failure> {
                     match p.kind {
                         ProviderKind::Openai => "openai",
                         ProviderKind::Anthropic => "anthropic",
+                        ProviderKind::Codex => "codex",
                     },
-                    p.model,
-                    p.base_url,
+                    if p.model.is_empty() { "(its default model)" } else { &p.model },
+                    if p.base_url.is_empty() { "(Codex's own sign-in)" } else { &p.base_url },
                     if secrets.key(&p.name).is_some() {
                         "set"
                     } else {
@@ -173,6 +207,14 @@ pub fn run(home: &Home, command: ProvidersCommand) -> Result<(), Failure> {
         }
     }
     Ok(())
+}
+
+/// A Codex provider with no base URL runs on Codex's own provider.
+fn provider_uses_sign_in(settings: &Settings, name: &str) -> bool {
+    settings
+        .providers
+        .iter()
+        .any(|p| p.name == name && p.base_url.is_empty())
 }
 
 fn read_key(stdin: bool, env: Option<&str>) -> Result<Option<String>, Failure> {

@@ -206,11 +206,22 @@ fn pick_engine(home: &Home, settings: &Settings) -> Result<(Arc<dyn Engine>, Str
         settings: chosen.clone(),
         key: secrets.key(&chosen.name),
     };
-    let line = format!(
-        "Talking to {} ({} at {}).",
-        chosen.name, chosen.model, chosen.base_url
-    );
-    Ok((engines::providers::engine(provider, Retry::default()), line))
+    let line = if chosen.kind == engines::providers::ProviderKind::Codex {
+        format!(
+            "Talking to {} (Codex, {}).",
+            chosen.name,
+            if chosen.model.is_empty() { "its default model" } else { &chosen.model }
+        )
+    } else {
+        format!(
+            "Talking to {} ({} at {}).",
+            chosen.name, chosen.model, chosen.base_url
+        )
+    };
+    Ok((
+        engines::providers::engine_in(provider, Retry::default(), home.root()),
+        line,
+    ))
 }
 
 async fn shutdown_signal() {
