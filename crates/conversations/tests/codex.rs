@@ -49,6 +49,15 @@ fn write_skill(home: &Path, name: &str, front: &str) {
 /// A Conch home whose chats run on the real Codex under `policy`, talking
 /// to `server`.
 fn world(policy: Policy, server: &Responses, policies: BTreeMap<String, guard::Policy>) -> World {
+    world_with(Some(policy), server, policies, true)
+}
+
+fn world_with(
+    policy: Option<Policy>,
+    server: &Responses,
+    policies: BTreeMap<String, guard::Policy>,
+    sealing: bool,
+) -> World {
     // Not under /tmp: Codex won't make its helpers there.
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let root = dir.path().canonicalize().unwrap();
@@ -70,8 +79,11 @@ fn world(policy: Policy, server: &Responses, policies: BTreeMap<String, guard::P
             key: Some("sk-test".into()),
         },
         home.root(),
-    )
-    .with_policy(policy);
+    );
+    let engine = match policy {
+        Some(p) => engine.with_policy(p),
+        None => engine,
+    };
     let catalog = Arc::new(skills::Catalog {
         conch_home: home.root().to_path_buf(),
         person_home: None,
@@ -91,6 +103,12 @@ fn world(policy: Policy, server: &Responses, policies: BTreeMap<String, guard::P
                     None,
                     &home.root().to_string_lossy(),
                 )),
+                switches: Some(Arc::new(conversations::safety::Switches::new(
+                    &conversations::Safety {
+                        sealed_commands: sealing,
+                        ..conversations::Safety::default()
+                    },
+                ))),
                 ..GuardConfig::default()
             },
             skills: Some(catalog),
@@ -233,7 +251,8 @@ async fn a_marked_chat_asks_and_stays_in_the_sandbox(policy: Policy) {
         "the search marks the chat: {:#?}",
         lines(&events)
     );
-    assert_eq!(sandbox_of(&server, 0), "danger-full-access");
+    // Before it read anything, Codex was sealed as Conch seals commands.
+    assert_eq!(sandbox_of(&server, 0), "workspace-write");
 
     chat.post("Now run these ✓").await.unwrap();
     let (events, asked) = turns(&chat, 2, Answer::Once).await;
@@ -329,7 +348,54 @@ async fn a_holds_off_list_command_asks(policy: Policy) {
     assert_eq!(q.always, None);
     assert!(!finished(&events, "h1").ok, "the owner said no");
     // Held to a skill that runs git, the chat isn't tight.
-    assert_eq!(sandbox_of(&server, 0), "danger-full-access");
+    assert!(!events
+        .iter()
+        .any(|e| matches!(&e.body, Body::Reply(r) if r.text == TIGHT_NOTE)));
+}
+
+/// Before anything marked the chat, a command that asks to leave Codex's
+/// sandbox is asked as leaving the box, and the answer is what happens.
+async fn leaving_the_sandbox_is_leaving_the_box(policy: Policy) {
+    let server = Responses::start(vec![]).await;
+    let w = world(policy, &server, BTreeMap::new());
+    let outside = w.root.join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    let o = outside.display();
+    server.then(vec![
+        vec![run_outside_sandbox("e1", &format!("touch {o}/refused"))],
+        vec![say("ok")],
+    ]);
+    let chat = chat(&w, Mode::Edits).await;
+    chat.post("Touch a file outside").await.unwrap();
+    // Every question gets a no: the hook's (a command in Edits) ends it
+    // before Codex would ask.
+    let (events, asked) = turns(&chat, 1, Answer::Deny).await;
+    turn_ended_cleanly(&events);
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert!(!outside.join("refused").exists());
+
+    server.then(vec![
+        vec![run_outside_sandbox("e2", &format!("touch {o}/allowed"))],
+        vec![say("ok")],
+    ]);
+    chat.post("Again, and I'll say yes").await.unwrap();
+    let (events, asked) = turns(&chat, 2, Answer::Once).await;
+    turn_ended_cleanly(&events);
+    let mine: Vec<&PermissionRequested> = asked.iter().filter(|a| a.call == "e2").collect();
+    if policy == Policy::Never {
+        // Codex refuses to leave under `never`, whatever Conch said.
+        assert_eq!(mine.len(), 1, "{mine:?}");
+        assert!(!outside.join("allowed").exists());
+        assert!(!finished(&events, "e2").ok);
+    } else {
+        assert_eq!(mine.len(), 2, "the step, then leaving the box: {mine:?}");
+        assert!(
+            mine[1].why.contains(&"box.leave".to_owned()),
+            "{:?}",
+            mine[1].why
+        );
+        assert!(outside.join("allowed").exists(), "the owner's yes let it out");
+    }
 }
 
 async fn every_rule(policy: Policy) {
@@ -338,6 +404,7 @@ async fn every_rule(policy: Policy) {
         a_protected_path_is_denied(policy),
         a_tool_turned_off_is_denied(policy),
         a_holds_off_list_command_asks(policy),
+        leaving_the_sandbox_is_leaving_the_box(policy),
     );
 }
 
@@ -359,4 +426,70 @@ async fn under_never() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn under_granular() {
     every_rule(Policy::ALL[3]).await;
+}
+
+#[tokio::test]
+async fn with_sealing_off_codex_runs_with_full_access_and_every_command_says_so() {
+    let server = Responses::start(vec![vec![run("u1", "echo unsealed")], vec![say("ok")]]).await;
+    let w = world_with(None, &server, BTreeMap::new(), false);
+    let chat = chat(&w, Mode::Auto).await;
+    chat.post("Run it").await.unwrap();
+    let (events, asked) = turns(&chat, 1, Answer::Once).await;
+    turn_ended_cleanly(&events);
+    assert_eq!(sandbox_of(&server, 0), "danger-full-access");
+    // Unsealed, a command isn't Auto mode's to wave through.
+    let q = asked.iter().find(|a| a.call == "u1").expect("u1 asks");
+    assert!(q.why.contains(&"box.unavailable".to_owned()), "{:?}", q.why);
+    assert!(finished(&events, "u1").output.contains("unsealed"));
+}
+
+#[tokio::test]
+async fn codex_artifact_blocks_are_taken_out_of_its_replies() {
+    let server = Responses::start(vec![vec![say(
+        "Here's the stock ✓.\n```artifact kind=\"table\" title=\"Stock\"\nitem,qty\npen,3\n```\nAnything else?",
+    )]])
+    .await;
+    let w = world_with(None, &server, BTreeMap::new(), true);
+    let chat = chat(&w, Mode::Ask).await;
+    chat.post("Make a table").await.unwrap();
+    let (events, _) = turns(&chat, 1, Answer::Once).await;
+    turn_ended_cleanly(&events);
+    let reply = events
+        .iter()
+        .find_map(|e| match &e.body {
+            Body::Reply(r) => Some(r.text.clone()),
+            _ => None,
+        })
+        .expect("a reply");
+    assert!(!reply.contains("pen,3"), "{reply}");
+    assert!(reply.contains("Anything else?"), "{reply}");
+    assert!(
+        events.iter().any(|e| e.body.kind() == "artifact"),
+        "{:#?}",
+        lines(&events)
+    );
+}
+
+#[tokio::test]
+async fn auto_modes_question_goes_to_the_reviewer_through_codexs_endpoint() {
+    let server = Responses::start(vec![vec![run("r1", "git push origin main")]]).await;
+    // The reviewer's answer, then the model's last words.
+    server.then(vec![
+        vec![say(
+            r#"{"verdict":"reject","risk":"moderate","evidence":[],"reason":"Nobody asked to push."}"#,
+        )],
+        vec![say("Not pushed.")],
+    ]);
+    let w = world_with(None, &server, BTreeMap::new(), true);
+    let chat = chat(&w, Mode::Auto).await;
+    chat.post("Tidy up").await.unwrap();
+    let (events, asked) = turns(&chat, 1, Answer::Once).await;
+    turn_ended_cleanly(&events);
+    assert!(asked.is_empty(), "the reviewer answered, not the owner");
+    let f = finished(&events, "r1");
+    assert!(!f.ok && f.output.contains("Nobody asked to push"), "{f:?}");
+    // The review was one call to the same endpoint, with no tools.
+    let review = &server.requests()[1];
+    assert!(review.get("tools").is_none(), "{review}");
+    assert!(review["instructions"].as_str().is_some_and(|i| !i.is_empty()));
 }

@@ -142,7 +142,7 @@ async fn what_codex_says_and_runs_reaches_the_gate_in_order() {
     let NativeEvent::ToolCalled(call) = &events[called] else { unreachable!() };
     assert_eq!(call.tool, "commandExecution");
     assert_eq!(call.input["command"], "echo héllo wörld");
-    assert_eq!(call.input["sandboxed"], false);
+    assert_eq!(call.input["sandboxed"], true, "sealing is on: Codex seals it");
     // The model heard back what ran.
     assert!(w.server.output_of("c1").unwrap().contains("héllo wörld"));
 }

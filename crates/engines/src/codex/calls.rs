@@ -92,8 +92,11 @@ pub fn from_raw(item: &Value, sandboxed: bool) -> Option<NativeCall> {
                         &text(&args, &["cmd", "command"]).unwrap_or_default(),
                         sandboxed,
                     );
-                    if args["sandbox_permissions"] == "require_escalated" {
-                        call.input["escalated"] = json!(true);
+                    // The model's own call says whether it asked to leave
+                    // the sandbox; nothing else Codex sends does.
+                    if call.tool == "commandExecution" {
+                        call.input["escalated"] =
+                            json!(args["sandbox_permissions"] == "require_escalated");
                     }
                     call
                 }
@@ -332,7 +335,12 @@ mod tests {
             false,
         )
         .unwrap();
-        assert_eq!(hook, raw);
+        assert_eq!(raw.input["escalated"], false);
+        let mut same = raw.clone();
+        if let Some(o) = same.input.as_object_mut() {
+            o.remove("escalated");
+        }
+        assert_eq!(hook, same);
         let escalated = from_raw(
             &json!({"type": "function_call", "call_id": "c", "name": "exec_command",
                     "arguments": "{\"cmd\":\"x\",\"sandbox_permissions\":\"require_escalated\"}"}),

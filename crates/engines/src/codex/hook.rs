@@ -132,7 +132,7 @@ async fn decide(input: &Value, shared: &Shared) -> Value {
     shared.seen(&call);
     // In a tight turn a command that asked to leave the sandbox is refused
     // here, without a question (the policy refuses it too).
-    if shared.sandboxed && shared.escalated(id) {
+    if shared.tight && shared.escalated(id) {
         let sentence = "This chat read something from outside, so commands stay in Codex's sandbox, and this one asked to leave it. It didn't run.".to_owned();
         shared.decided(id, false);
         shared

@@ -1,19 +1,22 @@
 //! Which approval policy and sandbox a Codex turn runs under. Pure: the
-//! mode, whether the chat is tight, and an optional configured policy in;
-//! what goes on `thread/start` and `turn/start` out.
+//! chat's state and an optional configured policy in; what goes on
+//! `thread/start` and `turn/start` out.
+//!
+//! Conch's PreToolUse hook asks before every step in every mode, so
+//! Codex's own questions are only needed for one thing: a command that
+//! wants to leave Codex's sandbox (`require_escalated`). `on-request` asks
+//! exactly then, so it is the default; Conch answers through the approval
+//! path as leaving the box.
 //!
 //! Measured with Codex 0.171.0 (docs/providers.md has the commands): an
 //! approval Codex asks for under `untrusted` or `on-request` may be for a
-//! command that asked to leave the sandbox (`require_escalated`), and the
-//! request looks the same either way. Accepting it runs the command
-//! outside the sandbox. So a tight turn runs under a policy that can't
-//! lift the sandbox at all: `never`, or `granular` with sandbox and
-//! permission approvals off. Conch's own question (the PreToolUse hook)
-//! still comes before every step, and what it lets through runs sandboxed.
+//! command that asked to leave the sandbox, and the request looks the same
+//! either way. Accepting it runs the command outside the sandbox. So a
+//! tight turn runs under a policy that can't lift the sandbox at all:
+//! `never`, or `granular` with sandbox and permission approvals off.
 
 use std::path::PathBuf;
 
-use protocol::Mode;
 use serde_json::{json, Value};
 
 /// `granular`'s switches, as Codex names them.
@@ -49,16 +52,6 @@ impl Policy {
             mcp_elicitations: true,
         }),
     ];
-
-    /// What a mode asks Codex for. Conch's hook asks before every step in
-    /// every mode; Codex's own questions are a second, narrower channel.
-    pub fn for_mode(mode: Mode) -> Policy {
-        match mode {
-            Mode::Ask => Policy::Untrusted,
-            Mode::Edits | Mode::Auto => Policy::OnRequest,
-            Mode::Full => Policy::Never,
-        }
-    }
 
     /// `untrusted`, `on-request`, `never` or `granular` (everything on).
     pub fn parse(text: &str) -> Option<Policy> {
@@ -157,21 +150,27 @@ pub struct Plan {
     pub sandbox: Sandbox,
 }
 
-/// The plan for a turn in `mode`; `tight` when the chat read something
-/// from outside or is held to a skill that runs no command; `configured`
-/// when the provider names a policy.
-pub fn plan(mode: Mode, tight: bool, configured: Option<Policy>) -> Plan {
-    let policy = configured.unwrap_or_else(|| Policy::for_mode(mode));
+/// The plan for a turn: `tight` when the chat read something from outside
+/// or is held to a skill that runs no command; `sealing` when commands may
+/// run sealed here (Safety's "Seal commands", and a sandbox this computer
+/// can make); `configured` when the provider names a policy.
+pub fn plan(tight: bool, sealing: bool, configured: Option<Policy>) -> Plan {
+    let policy = configured.unwrap_or(Policy::OnRequest);
     if tight {
-        Plan {
+        return Plan {
             policy: policy.keeping_sandbox(),
             sandbox: Sandbox::WorkspaceWrite { network: false },
-        }
-    } else {
-        Plan {
-            policy,
-            sandbox: Sandbox::FullAccess,
-        }
+        };
+    }
+    Plan {
+        policy,
+        // Like Conch's own sealed commands: writes in the work folder and
+        // temp, the network open.
+        sandbox: if sealing {
+            Sandbox::WorkspaceWrite { network: true }
+        } else {
+            Sandbox::FullAccess
+        },
     }
 }
 
@@ -179,14 +178,12 @@ pub fn plan(mode: Mode, tight: bool, configured: Option<Policy>) -> Plan {
 mod tests {
     use super::*;
 
-    const MODES: [Mode; 4] = [Mode::Ask, Mode::Edits, Mode::Auto, Mode::Full];
-
     #[test]
     fn a_tight_turn_never_runs_under_a_policy_that_can_lift_the_sandbox() {
-        for mode in MODES {
+        for sealing in [true, false] {
             for configured in Policy::ALL.into_iter().map(Some).chain([None]) {
-                let p = plan(mode, true, configured);
-                assert!(!p.policy.can_lift_sandbox(), "{mode} {configured:?}");
+                let p = plan(true, sealing, configured);
+                assert!(!p.policy.can_lift_sandbox(), "{configured:?}");
                 assert_eq!(p.sandbox, Sandbox::WorkspaceWrite { network: false });
             }
         }
@@ -216,14 +213,13 @@ mod tests {
     }
 
     #[test]
-    fn a_loose_turn_keeps_the_configured_policy_and_full_access() {
-        for mode in MODES {
-            let p = plan(mode, false, None);
-            assert_eq!(p.policy, Policy::for_mode(mode));
-            assert_eq!(p.sandbox, Sandbox::FullAccess);
-        }
+    fn a_loose_turn_is_sealed_as_conch_seals_commands() {
+        let p = plan(false, true, None);
+        assert_eq!(p.policy, Policy::OnRequest);
+        assert_eq!(p.sandbox, Sandbox::WorkspaceWrite { network: true });
+        assert_eq!(plan(false, false, None).sandbox, Sandbox::FullAccess);
         assert_eq!(
-            plan(Mode::Full, false, Some(Policy::Untrusted)).policy,
+            plan(false, true, Some(Policy::Untrusted)).policy,
             Policy::Untrusted
         );
     }

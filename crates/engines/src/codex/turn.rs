@@ -29,6 +29,11 @@ pub struct Shared {
     pub gate: Arc<dyn Gate>,
     /// The turn's commands run in Codex's sandbox.
     pub sandboxed: bool,
+    /// The turn runs tighter (no network, nothing may leave the sandbox).
+    pub tight: bool,
+    /// Codex's policy asks about a command only when it may leave the
+    /// sandbox (`on-request`).
+    pub asks_only_to_leave: bool,
     state: Mutex<State>,
     /// Reports go out one at a time, in the order they were made.
     order: tokio::sync::Mutex<()>,
@@ -125,7 +130,7 @@ pub async fn run(
     gate: Arc<dyn Gate>,
     mut stop: watch::Receiver<bool>,
 ) -> Result<(), EngineError> {
-    let Plan { policy, sandbox } = plan(turn.mode, turn.tight, engine.policy);
+    let Plan { policy, sandbox } = plan(turn.tight, turn.sealing, engine.policy);
     let (program, path_dir) = super::binary::resolve(&engine.bin).ok_or_else(|| {
         unavailable(format!(
             "Codex isn't installed here (\"{}\" wasn't found). Install it with: npm install -g @openai/codex",
@@ -150,6 +155,8 @@ pub async fn run(
     let shared = Arc::new(Shared {
         gate: gate.clone(),
         sandboxed: sandbox.is_sandboxed(),
+        tight: turn.tight,
+        asks_only_to_leave: policy == super::policy::Policy::OnRequest,
         state: Mutex::default(),
         order: tokio::sync::Mutex::new(()),
     });
@@ -530,7 +537,7 @@ async fn on_notification(
 async fn answer_request(shared: &Shared, rpc: &Rpc, id: Value, method: &str, params: Value) {
     match method {
         "item/commandExecution/requestApproval" => {
-            let decision = approve_command(shared, &params).await;
+            let decision = approve_command(shared, &params, shared.asks_only_to_leave).await;
             rpc.respond(id, json!({ "decision": decision }));
         }
         "item/fileChange/requestApproval" => {
@@ -572,24 +579,39 @@ async fn verdict(shared: &Shared, id: &str, call: impl FnOnce() -> Option<Native
     runs
 }
 
-async fn approve_command(shared: &Shared, params: &Value) -> &'static str {
+/// Codex asks before a command only when it may leave the sandbox (under
+/// `on-request`, always; under `untrusted`, for some). One that may leave
+/// is asked as leaving the box; the hook's earlier answer covers only a
+/// command known to stay in.
+async fn approve_command(shared: &Shared, params: &Value, policy_asks_only_to_leave: bool) -> &'static str {
     // A tight turn runs under a policy that can't lift the sandbox, so a
     // question here would be one that might: no.
-    if shared.sandboxed || params["kind"].as_str().is_some_and(|k| k != "command") {
+    if shared.tight || params["kind"].as_str().is_some_and(|k| k != "command") {
         return "decline";
     }
     let id = params["itemId"].as_str().unwrap_or("").to_owned();
     let known = shared.lock().calls.get(&id).cloned();
     let sandboxed = shared.sandboxed;
-    let runs = verdict(shared, &id, || {
-        known.or_else(|| {
-            let words = params["commandActions"][0]["command"]
-                .as_str()
-                .or_else(|| params["command"].as_str())?;
-            Some(calls::command(&id, words, sandboxed))
-        })
-    })
-    .await;
+    let mut call = known.unwrap_or_else(|| {
+        let words = params["commandActions"][0]["command"]
+            .as_str()
+            .or_else(|| params["command"].as_str())
+            .unwrap_or("");
+        calls::command(&id, words, sandboxed)
+    });
+    // Known to stay in: only the model's own call, seen before it ran,
+    // says so.
+    let stays_in = !sandboxed
+        || (!policy_asks_only_to_leave
+            && call.input.get("escalated").is_some()
+            && call.input["escalated"] == false);
+    let runs = if stays_in {
+        verdict(shared, &id, || Some(call)).await
+    } else {
+        call.input["escalated"] = serde_json::json!(true);
+        shared.called(call.clone()).await;
+        matches!(shared.gate.ask(call).await, Verdict::Allow { .. })
+    };
     if runs {
         "accept"
     } else {
@@ -598,7 +620,7 @@ async fn approve_command(shared: &Shared, params: &Value) -> &'static str {
 }
 
 async fn approve_file(shared: &Shared, params: &Value) -> &'static str {
-    if shared.sandboxed && !params["grantRoot"].is_null() {
+    if shared.tight && !params["grantRoot"].is_null() {
         return "decline";
     }
     let id = params["itemId"].as_str().unwrap_or("").to_owned();
