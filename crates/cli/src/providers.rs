@@ -140,10 +140,7 @@ pub fn run(home: &Home, command: ProvidersCommand) -> Result<(), Failure> {
                 said.push_str(" It's the default: conch serve uses it from its next start.");
             }
             if program {
-                said.push_str(&crate::doctor::codex_line(
-                    &args.name,
-                    args.bin.as_deref(),
-                ));
+                said.push_str(&crate::doctor::codex_line(&args.name, args.bin.as_deref()));
                 if provider_uses_sign_in(&settings, &args.name) && key.is_none() {
                     said.push_str(" With no base URL and no key, Codex uses your own Codex sign-in (codex login).");
                 }
@@ -167,8 +164,16 @@ pub fn run(home: &Home, command: ProvidersCommand) -> Result<(), Failure> {
                         ProviderKind::Anthropic => "anthropic",
                         ProviderKind::Codex => "codex",
                     },
-                    if p.model.is_empty() { "(its default model)" } else { &p.model },
-                    if p.base_url.is_empty() { "(Codex's own sign-in)" } else { &p.base_url },
+                    if p.model.is_empty() {
+                        "(its default model)"
+                    } else {
+                        &p.model
+                    },
+                    if p.base_url.is_empty() {
+                        "(Codex's own sign-in)"
+                    } else {
+                        &p.base_url
+                    },
                     if secrets.key(&p.name).is_some() {
                         "set"
                     } else {

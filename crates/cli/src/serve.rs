@@ -210,7 +210,11 @@ fn pick_engine(home: &Home, settings: &Settings) -> Result<(Arc<dyn Engine>, Str
         format!(
             "Talking to {} (Codex, {}).",
             chosen.name,
-            if chosen.model.is_empty() { "its default model" } else { &chosen.model }
+            if chosen.model.is_empty() {
+                "its default model"
+            } else {
+                &chosen.model
+            }
         )
     } else {
         format!(

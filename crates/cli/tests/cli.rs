@@ -895,20 +895,45 @@ fn a_codex_provider_is_added_and_doctor_names_its_version() {
         Some("sk-codex-ünï\n"),
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(text(&out.stdout).contains("codex-cli 0.171.0"), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stdout).contains("codex-cli 0.171.0"),
+        "{}",
+        text(&out.stdout)
+    );
     let settings = std::fs::read_to_string(home.join("settings.json")).unwrap();
     assert!(settings.contains("\"kind\": \"codex\""), "{settings}");
-    assert!(!settings.contains("sk-codex"), "the key isn't in settings.json");
+    assert!(
+        !settings.contains("sk-codex"),
+        "the key isn't in settings.json"
+    );
     let list = text(&conch(home, &["providers", "list"], None).stdout);
-    assert!(list.contains("cx\tcodex\t(its default model)\thttp://127.0.0.1:9/v1\tkey: set"), "{list}");
+    assert!(
+        list.contains("cx\tcodex\t(its default model)\thttp://127.0.0.1:9/v1\tkey: set"),
+        "{list}"
+    );
     let doctor = conch(home, &["doctor"], None);
     let said = text(&doctor.stdout);
-    assert!(said.contains("ok: Codex for \"cx\": codex-cli 0.171.0"), "{said}");
+    assert!(
+        said.contains("ok: Codex for \"cx\": codex-cli 0.171.0"),
+        "{said}"
+    );
 
     // A program that isn't there is said, and doctor fails.
-    assert!(conch(home, &["providers", "add", "gone", "--kind", "codex", "--bin", "/nonexistent/codex"], None)
-        .status
-        .success());
+    assert!(conch(
+        home,
+        &[
+            "providers",
+            "add",
+            "gone",
+            "--kind",
+            "codex",
+            "--bin",
+            "/nonexistent/codex"
+        ],
+        None
+    )
+    .status
+    .success());
     let doctor = conch(home, &["doctor"], None);
     assert!(!doctor.status.success());
     assert!(
@@ -917,8 +942,26 @@ fn a_codex_provider_is_added_and_doctor_names_its_version() {
         text(&doctor.stdout)
     );
     // --bin is only for programs; an API provider still needs a model.
-    let out = conch(home, &["providers", "add", "o", "--kind", "openai", "--model", "m", "--bin", "x"], None);
+    let out = conch(
+        home,
+        &[
+            "providers",
+            "add",
+            "o",
+            "--kind",
+            "openai",
+            "--model",
+            "m",
+            "--bin",
+            "x",
+        ],
+        None,
+    );
     assert!(text(&out.stderr).contains("--bin is for providers that are a program"));
     let out = conch(home, &["providers", "add", "o", "--kind", "openai"], None);
-    assert!(text(&out.stderr).contains("needs --model"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("needs --model"),
+        "{}",
+        text(&out.stderr)
+    );
 }

@@ -64,7 +64,11 @@ fn world_with(
     let work = root.join("work");
     std::fs::create_dir_all(&work).unwrap();
     let home = Home::open(&root.join("home")).unwrap();
-    write_skill(home.root(), "quick-setup", "permissions:\n  commands: [git]\n");
+    write_skill(
+        home.root(),
+        "quick-setup",
+        "permissions:\n  commands: [git]\n",
+    );
     let engine = CodexEngine::new(
         Provider {
             settings: ProviderSettings {
@@ -257,7 +261,10 @@ async fn a_marked_chat_asks_and_stays_in_the_sandbox(policy: Policy) {
     chat.post("Now run these ✓").await.unwrap();
     let (events, asked) = turns(&chat, 2, Answer::Once).await;
     turn_ended_cleanly(&events);
-    let q1 = asked.iter().find(|a| a.call == "c1").expect("c1 asks the owner");
+    let q1 = asked
+        .iter()
+        .find(|a| a.call == "c1")
+        .expect("c1 asks the owner");
     assert!(
         q1.why.contains(&"after-reading.command".to_owned()),
         "{:?}",
@@ -333,11 +340,7 @@ async fn a_tool_turned_off_is_denied(policy: Policy) {
 }
 
 async fn a_holds_off_list_command_asks(policy: Policy) {
-    let server = Responses::start(vec![
-        vec![run("h1", "ls -la")],
-        vec![say("Listed.")],
-    ])
-    .await;
+    let server = Responses::start(vec![vec![run("h1", "ls -la")], vec![say("Listed.")]]).await;
     let w = world(policy, &server, BTreeMap::new());
     let chat = chat(&w, Mode::Full).await;
     chat.post("/quick-setup and list the files").await.unwrap();
@@ -394,7 +397,10 @@ async fn leaving_the_sandbox_is_leaving_the_box(policy: Policy) {
             "{:?}",
             mine[1].why
         );
-        assert!(outside.join("allowed").exists(), "the owner's yes let it out");
+        assert!(
+            outside.join("allowed").exists(),
+            "the owner's yes let it out"
+        );
     }
 }
 
@@ -491,5 +497,7 @@ async fn auto_modes_question_goes_to_the_reviewer_through_codexs_endpoint() {
     // The review was one call to the same endpoint, with no tools.
     let review = &server.requests()[1];
     assert!(review.get("tools").is_none(), "{review}");
-    assert!(review["instructions"].as_str().is_some_and(|i| !i.is_empty()));
+    assert!(review["instructions"]
+        .as_str()
+        .is_some_and(|i| !i.is_empty()));
 }

@@ -179,7 +179,7 @@ fn anthropic_call(id: &str, name: &str, args: &str) -> Vec<String> {
 
 fn provider(kind: ProviderKind, base: &str) -> Provider {
     let base_url = match kind {
-        ProviderKind::Openai => format!("{base}/v1"),
+        ProviderKind::Openai | ProviderKind::Codex => format!("{base}/v1"),
         ProviderKind::Anthropic => base.to_owned(),
     };
     Provider {
@@ -394,8 +394,8 @@ async fn busy_providers_are_retried_and_a_bad_key_gets_a_sentence() {
     for kind in [ProviderKind::Openai, ProviderKind::Anthropic] {
         let script = Script::default();
         let ok = match kind {
-            ProviderKind::Openai => openai_text("Made it."),
             ProviderKind::Anthropic => anthropic_text("Made it."),
+            _ => openai_text("Made it."),
         };
         *script.answers.lock().unwrap() = vec![
             Answer::Status(429, "slow down"),

@@ -102,7 +102,11 @@ fn turn(w: &World, prompt: &str) -> NativeTurn {
     }
 }
 
-async fn run_turn(w: &World, gate: Arc<Recorder>, prompt: &str) -> Result<(), engines::EngineError> {
+async fn run_turn(
+    w: &World,
+    gate: Arc<Recorder>,
+    prompt: &str,
+) -> Result<(), engines::EngineError> {
     let (_stop, rx) = tokio::sync::watch::channel(false);
     tokio::time::timeout(
         Duration::from_secs(60),
@@ -138,11 +142,19 @@ async fn what_codex_says_and_runs_reaches_the_gate_in_order() {
         .iter()
         .position(|e| matches!(e, NativeEvent::Text(t) if t.contains("Done ✓")))
         .expect("the last words");
-    assert!(first_text < called && called < finished && finished < last_text, "{events:#?}");
-    let NativeEvent::ToolCalled(call) = &events[called] else { unreachable!() };
+    assert!(
+        first_text < called && called < finished && finished < last_text,
+        "{events:#?}"
+    );
+    let NativeEvent::ToolCalled(call) = &events[called] else {
+        unreachable!()
+    };
     assert_eq!(call.tool, "commandExecution");
     assert_eq!(call.input["command"], "echo héllo wörld");
-    assert_eq!(call.input["sandboxed"], true, "sealing is on: Codex seals it");
+    assert_eq!(
+        call.input["sandboxed"], true,
+        "sealing is on: Codex seals it"
+    );
     // The model heard back what ran.
     assert!(w.server.output_of("c1").unwrap().contains("héllo wörld"));
 }
@@ -164,14 +176,21 @@ async fn a_denied_call_never_runs_and_its_refusal_is_the_result() {
 #[tokio::test]
 async fn a_chat_keeps_its_codex_thread() {
     let w = world(vec![vec![say("First.")], vec![say("Second.")]]).await;
-    run_turn(&w, recorder(|_| Quick::Allow), "The first question ✓").await.unwrap();
-    run_turn(&w, recorder(|_| Quick::Allow), "The second question").await.unwrap();
+    run_turn(&w, recorder(|_| Quick::Allow), "The first question ✓")
+        .await
+        .unwrap();
+    run_turn(&w, recorder(|_| Quick::Allow), "The second question")
+        .await
+        .unwrap();
     let requests = w.server.requests();
     assert_eq!(requests.len(), 2);
     let second = requests[1]["input"].to_string();
     assert!(second.contains("The first question ✓"), "{second}");
     assert!(second.contains("First."), "{second}");
-    assert_eq!(requests[0]["prompt_cache_key"], requests[1]["prompt_cache_key"]);
+    assert_eq!(
+        requests[0]["prompt_cache_key"],
+        requests[1]["prompt_cache_key"]
+    );
 }
 
 #[tokio::test]

@@ -103,9 +103,16 @@ pub fn classify(tool: &str, input: &Value, work: &Path, sealed: bool) -> Result<
         // Codex's bookkeeping, and its code mode: JavaScript in an isolate
         // with no files or network, whose tool calls pass the hook one by
         // one.
-        "update_plan" | "request_user_input" | "request_user_input_async"
-        | "send_message_to_user_async" | "sleep" | "wait" | "get_goal" | "create_goal"
-        | "update_goal" | "codeMode" => Ok(look(Vec::new())),
+        "update_plan"
+        | "request_user_input"
+        | "request_user_input_async"
+        | "send_message_to_user_async"
+        | "sleep"
+        | "wait"
+        | "get_goal"
+        | "create_goal"
+        | "update_goal"
+        | "codeMode" => Ok(look(Vec::new())),
         // Codex.
         "commandExecution" | "exec" | "shell" => {
             let command = match input.get("command") {
@@ -128,7 +135,11 @@ pub fn classify(tool: &str, input: &Value, work: &Path, sealed: bool) -> Result<
                 .get("sandboxed")
                 .and_then(Value::as_bool)
                 .unwrap_or(sealed);
-            Ok(Action::command(&command, escalated || !sandboxed, escalated))
+            Ok(Action::command(
+                &command,
+                escalated || !sandboxed,
+                escalated,
+            ))
         }
         // Text typed into a command Codex already started.
         "write_stdin" => {
@@ -259,12 +270,24 @@ mod tests {
         assert!(classify("Read", &json!({}), &work, false).is_err());
         // Codex says where its command runs.
         assert!(matches!(
-            c("commandExecution", json!({"command": "ls", "sandboxed": true})),
-            Action::Command { unsealed: false, leaves_box: false, .. }
+            c(
+                "commandExecution",
+                json!({"command": "ls", "sandboxed": true})
+            ),
+            Action::Command {
+                unsealed: false,
+                leaves_box: false,
+                ..
+            }
         ));
         assert!(matches!(
-            classify("commandExecution", &json!({"command": "ls", "sandboxed": false}), &work, true)
-                .expect("cmd"),
+            classify(
+                "commandExecution",
+                &json!({"command": "ls", "sandboxed": false}),
+                &work,
+                true
+            )
+            .expect("cmd"),
             Action::Command { unsealed: true, .. }
         ));
         assert!(matches!(
@@ -272,8 +295,15 @@ mod tests {
                 "commandExecution",
                 json!({"command": "ls", "sandboxed": true, "escalated": true})
             ),
-            Action::Command { unsealed: true, leaves_box: true, .. }
+            Action::Command {
+                unsealed: true,
+                leaves_box: true,
+                ..
+            }
         ));
-        assert!(matches!(c("codeMode", json!({"code": "x"})), Action::LookAround { .. }));
+        assert!(matches!(
+            c("codeMode", json!({"code": "x"})),
+            Action::LookAround { .. }
+        ));
     }
 }

@@ -46,7 +46,11 @@ fn vendored(script: &Path) -> Option<(PathBuf, Option<PathBuf>)> {
     let candidates = [
         scope.join(package),
         scope.parent()?.join("@openai").join(package),
-        script.parent()?.parent()?.join("node_modules/@openai").join(package),
+        script
+            .parent()?
+            .parent()?
+            .join("node_modules/@openai")
+            .join(package),
     ];
     candidates.iter().find_map(|root| {
         let dir = root.join("vendor").join(triple);

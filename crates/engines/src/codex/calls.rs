@@ -53,9 +53,11 @@ fn text(v: &Value, keys: &[&str]) -> Option<String> {
 /// What the PreToolUse hook was asked about.
 pub fn from_hook(id: &str, tool: &str, input: &Value, sandboxed: bool) -> NativeCall {
     match tool {
-        "Bash" | "exec_command" | "shell_command" | "shell" | "local_shell" => {
-            command(id, &text(input, &["command", "cmd"]).unwrap_or_default(), sandboxed)
-        }
+        "Bash" | "exec_command" | "shell_command" | "shell" | "local_shell" => command(
+            id,
+            &text(input, &["command", "cmd"]).unwrap_or_default(),
+            sandboxed,
+        ),
         "apply_patch" | "Edit" | "Write" => file_change(
             id,
             patch_paths(&text(input, &["command", "input", "patch"]).unwrap_or_default()),
@@ -128,7 +130,11 @@ pub fn from_raw(item: &Value, sandboxed: bool) -> Option<NativeCall> {
         }
         "local_shell_call" => {
             let argv = &item["action"]["command"];
-            Some(command(id, &text(&json!({ "c": argv }), &["c"])?, sandboxed))
+            Some(command(
+                id,
+                &text(&json!({ "c": argv }), &["c"])?,
+                sandboxed,
+            ))
         }
         _ => None,
     }
@@ -274,7 +280,10 @@ pub fn apply_patch_heredoc(command: &str) -> Option<&str> {
     if !patch.ends_with('\n') {
         return None;
     }
-    patch.trim_start().starts_with("*** Begin Patch").then_some(patch)
+    patch
+        .trim_start()
+        .starts_with("*** Begin Patch")
+        .then_some(patch)
 }
 
 /// Every path a patch adds, updates, deletes or moves to.

@@ -110,10 +110,20 @@ impl ChatHome {
         // Chat ids are Conch's own; anything else is kept out of the path.
         let safe: String = chat
             .chars()
-            .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
             .collect();
         ChatHome {
-            dir: root.join(if safe.is_empty() { "_".to_owned() } else { safe }),
+            dir: root.join(if safe.is_empty() {
+                "_".to_owned()
+            } else {
+                safe
+            }),
         }
     }
 
@@ -140,9 +150,7 @@ impl ChatHome {
     /// config.toml: the model provider (`wire_api = "responses"`), nothing
     /// that reaches out by itself, and Conch's key kept from commands.
     pub fn write_config(&self, m: &Model<'_>) -> std::io::Result<()> {
-        let mut t = String::from(
-            "# Written by Conch before each turn; changes here don't last.\n",
-        );
+        let mut t = String::from("# Written by Conch before each turn; changes here don't last.\n");
         if let Some(model) = m.model {
             t.push_str(&format!("model = {}\n", toml_str(model)));
         }

@@ -7,13 +7,14 @@
 //!   Conch's hook ([`hook`]) asks the gate: it denies protected paths and
 //!   tools turned off, and when the guard asks, it waits for the owner.
 //!   Codex's hooks can't ask by themselves, so the waiting happens here.
-//! - Codex's own approval questions (commands, file changes) are answered
-//!   from what the hook already decided, or through the same approval path
-//!   (`Gate::ask`) when the hook never saw the call.
+//! - Codex runs sealed as Conch seals its own commands: `workspace-write`
+//!   with the network open, or `danger-full-access` where sealing is off.
+//!   Its own question, under the default `on-request`, comes only for a
+//!   command that wants out of the sandbox, and is answered through the same
+//!   approval path (`Gate::ask`) as leaving the box.
 //! - A tight turn (a marked chat, or one held to a skill that runs no
-//!   command) runs `workspace-write` with no network instead of
-//!   `danger-full-access`, under a policy whose approvals keep the sandbox
-//!   ([`policy`]), and the chat is told once.
+//!   command) runs `workspace-write` with no network, under a policy whose
+//!   approvals keep the sandbox ([`policy`]), and the chat is told once.
 //!
 //! What it doesn't do: Codex's web search runs at the model provider, so
 //! it can't be asked before; its results mark the chat. Text typed into a
@@ -23,8 +24,8 @@
 
 mod binary;
 mod calls;
-mod hook;
 mod home;
+mod hook;
 pub mod policy;
 mod review;
 mod rpc;

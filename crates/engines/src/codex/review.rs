@@ -78,7 +78,11 @@ pub async fn review(
             }
         }
     }
-    Ok(if done_text.is_empty() { deltas } else { done_text })
+    Ok(if done_text.is_empty() {
+        deltas
+    } else {
+        done_text
+    })
 }
 
 fn message_text(item: &Value) -> String {

@@ -17,7 +17,10 @@ use crate::engine::EngineError;
 /// Something Codex sent that isn't an answer to us.
 #[derive(Debug)]
 pub enum Incoming {
-    Notification { method: String, params: Value },
+    Notification {
+        method: String,
+        params: Value,
+    },
     /// Codex asks us; answer with [`Rpc::respond`] and the same id.
     Request {
         id: Value,
@@ -37,7 +40,10 @@ pub struct Rpc {
 impl Rpc {
     /// Starts reading and writing the child's pipes. The receiver ends
     /// when Codex closes its output.
-    pub fn start(stdin: ChildStdin, stdout: ChildStdout) -> (Rpc, mpsc::UnboundedReceiver<Incoming>) {
+    pub fn start(
+        stdin: ChildStdin,
+        stdout: ChildStdout,
+    ) -> (Rpc, mpsc::UnboundedReceiver<Incoming>) {
         let (out, mut lines) = mpsc::unbounded_channel::<String>();
         tokio::spawn(async move {
             let mut stdin = stdin;
@@ -63,7 +69,10 @@ impl Rpc {
                     .get("method")
                     .and_then(Value::as_str)
                     .map(str::to_owned);
-                let params = message.get_mut("params").map(Value::take).unwrap_or(Value::Null);
+                let params = message
+                    .get_mut("params")
+                    .map(Value::take)
+                    .unwrap_or(Value::Null);
                 match (method, message.get("id").cloned()) {
                     (Some(method), Some(id)) => {
                         let _ = tx.send(Incoming::Request { id, method, params });
@@ -134,9 +143,9 @@ impl Rpc {
     }
 
     pub fn refuse(&self, id: Value, message: &str) {
-        let _ = self.out.send(
-            json!({ "id": id, "error": { "code": -32601, "message": message } }).to_string(),
-        );
+        let _ = self
+            .out
+            .send(json!({ "id": id, "error": { "code": -32601, "message": message } }).to_string());
     }
 }
 

@@ -64,7 +64,9 @@ impl Shared {
     /// A call the gate has already seen (and logged) at the hook.
     pub fn seen(&self, call: &NativeCall) {
         let mut s = self.lock();
-        s.calls.entry(call.id.clone()).or_insert_with(|| call.clone());
+        s.calls
+            .entry(call.id.clone())
+            .or_insert_with(|| call.clone());
         s.called.insert(call.id.clone());
     }
 
@@ -89,7 +91,9 @@ impl Shared {
     async fn called(&self, call: NativeCall) {
         let first = {
             let mut s = self.lock();
-            s.calls.entry(call.id.clone()).or_insert_with(|| call.clone());
+            s.calls
+                .entry(call.id.clone())
+                .or_insert_with(|| call.clone());
             s.called.insert(call.id.clone())
         };
         if first {
@@ -264,9 +268,9 @@ async fn drive(
     let rpc = Arc::new(rpc);
     let gone = |what: &str, why: String| -> EngineError {
         match stderr.last() {
-            Some(line) if why.contains("stopped") || why.contains("isn't running") => unavailable(
-                format!("Codex stopped while {what}: {line}"),
-            ),
+            Some(line) if why.contains("stopped") || why.contains("isn't running") => {
+                unavailable(format!("Codex stopped while {what}: {line}"))
+            }
             _ => failed(what, why),
         }
     };
@@ -298,7 +302,9 @@ async fn drive(
     let resumed = match &kept.thread {
         Some(id) => {
             thread_params["threadId"] = json!(id);
-            rpc.request("thread/resume", thread_params.clone()).await.ok()
+            rpc.request("thread/resume", thread_params.clone())
+                .await
+                .ok()
         }
         None => None,
     };
@@ -320,7 +326,9 @@ async fn drive(
     kept.thread = Some(thread_id.clone());
     shared.lock().rollout = thread["thread"]["path"].as_str().map(PathBuf::from);
     if launch.tight && !kept.told_tight {
-        shared.report(NativeEvent::Note(TIGHT_NOTE.to_owned())).await;
+        shared
+            .report(NativeEvent::Note(TIGHT_NOTE.to_owned()))
+            .await;
         kept.told_tight = true;
     }
     // Losing this only means the next turn starts a new thread.
@@ -389,7 +397,8 @@ async fn trust_hook(
 ) -> Result<(), String> {
     let file = home.hooks_file();
     let same = |p: &str| {
-        let canon = |q: &std::path::Path| std::fs::canonicalize(q).unwrap_or_else(|_| q.to_path_buf());
+        let canon =
+            |q: &std::path::Path| std::fs::canonicalize(q).unwrap_or_else(|_| q.to_path_buf());
         canon(std::path::Path::new(p)) == canon(&file)
     };
     for attempt in 0..2 {
@@ -461,12 +470,17 @@ async fn on_notification(
                     let text = item["text"].as_str().unwrap_or("");
                     let (sent, spoke) = {
                         let mut st = shared.lock();
-                        (st.streamed.remove(id).unwrap_or(0), std::mem::replace(&mut st.spoke, true))
+                        (
+                            st.streamed.remove(id).unwrap_or(0),
+                            std::mem::replace(&mut st.spoke, true),
+                        )
                     };
                     if let Some(rest) = text.get(sent..).filter(|r| !r.is_empty()) {
                         // Separate messages are separate paragraphs.
                         let gap = if sent == 0 && spoke { "\n\n" } else { "" };
-                        shared.report(NativeEvent::Text(format!("{gap}{rest}"))).await;
+                        shared
+                            .report(NativeEvent::Text(format!("{gap}{rest}")))
+                            .await;
                     }
                 }
                 Some("contextCompaction") => {
@@ -506,10 +520,8 @@ async fn on_notification(
                 }
             }
         }
-        "error" => {
-            if params["willRetry"] != true {
-                *error = params["error"]["message"].as_str().map(str::to_owned);
-            }
+        "error" if params["willRetry"] != true => {
+            *error = params["error"]["message"].as_str().map(str::to_owned);
         }
         "turn/completed" => {
             let t = &params["turn"];
@@ -583,7 +595,11 @@ async fn verdict(shared: &Shared, id: &str, call: impl FnOnce() -> Option<Native
 /// `on-request`, always; under `untrusted`, for some). One that may leave
 /// is asked as leaving the box; the hook's earlier answer covers only a
 /// command known to stay in.
-async fn approve_command(shared: &Shared, params: &Value, policy_asks_only_to_leave: bool) -> &'static str {
+async fn approve_command(
+    shared: &Shared,
+    params: &Value,
+    policy_asks_only_to_leave: bool,
+) -> &'static str {
     // A tight turn runs under a policy that can't lift the sandbox, so a
     // question here would be one that might: no.
     if shared.tight || params["kind"].as_str().is_some_and(|k| k != "command") {

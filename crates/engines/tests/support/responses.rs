@@ -61,26 +61,37 @@ impl Responses {
     pub fn output_of(&self, call: &str) -> Option<String> {
         self.requests().iter().rev().find_map(|r| {
             r["input"].as_array()?.iter().find_map(|i| {
-                (i["call_id"] == call && i["type"].as_str()?.ends_with("_output"))
-                    .then(|| match &i["output"] {
-                        Value::String(s) => s.clone(),
-                        other => other.to_string(),
-                    })
+                (i["call_id"] == call && i["type"].as_str()?.ends_with("_output")).then(|| match &i
+                    ["output"]
+                {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                })
             })
         })
     }
 }
 
-async fn respond(State(inner): State<Arc<Mutex<Inner>>>, Json(body): Json<Value>) -> impl IntoResponse {
+async fn respond(
+    State(inner): State<Arc<Mutex<Inner>>>,
+    Json(body): Json<Value>,
+) -> impl IntoResponse {
     let items = {
         let mut inner = inner.lock().unwrap();
         inner.requests.push(body);
-        inner.script.pop_front().unwrap_or_else(|| vec![say("Done.")])
+        inner
+            .script
+            .pop_front()
+            .unwrap_or_else(|| vec![say("Done.")])
     };
     let n = rand_id();
     let mut sse = String::new();
     let mut event = |v: Value| {
-        sse.push_str(&format!("event: {}\ndata: {}\n\n", v["type"].as_str().unwrap_or(""), v));
+        sse.push_str(&format!(
+            "event: {}\ndata: {}\n\n",
+            v["type"].as_str().unwrap_or(""),
+            v
+        ));
     };
     event(json!({ "type": "response.created", "response": { "id": format!("resp_{n}") } }));
     for item in items {
