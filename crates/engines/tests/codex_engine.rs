@@ -16,7 +16,7 @@ use engines::codex::CodexEngine;
 use engines::providers::{Provider, ProviderKind, ProviderSettings};
 use engines::{BoxFuture, Gate, NativeCall, NativeEngine, NativeEvent, NativeTurn, Quick, Verdict};
 use protocol::Mode;
-use responses::{run, say, Responses};
+use responses::{run, say, type_into, Responses};
 
 /// A gate that answers from a rule and writes down everything.
 struct Recorder {
@@ -161,7 +161,19 @@ async fn what_codex_says_and_runs_reaches_the_gate_in_order() {
 
 #[tokio::test]
 async fn a_denied_call_never_runs_and_its_refusal_is_the_result() {
-    let w = world(vec![vec![run("c1", "touch made-it")], vec![say("ok")]]).await;
+    denied(false).await;
+}
+
+#[tokio::test]
+async fn a_denied_call_never_runs_through_codexs_own_pipe_either() {
+    denied(true).await;
+}
+
+async fn denied(codex_pipe: bool) {
+    let mut w = world(vec![vec![run("c1", "touch made-it")], vec![say("ok")]]).await;
+    if codex_pipe {
+        w.engine = w.engine.with_codex_pipe();
+    }
     let gate = recorder(|_| Quick::Deny("Conch said no.".into()));
     run_turn(&w, gate.clone(), "Make a file").await.unwrap();
     assert!(!w.work.join("made-it").exists());
@@ -223,4 +235,30 @@ async fn stop_ends_a_turn_that_waits_for_the_owner() {
         .unwrap();
     assert_eq!(result, Err(engines::EngineError::Stopped));
     assert!(!w.work.join("late").exists());
+}
+
+#[tokio::test]
+async fn what_is_typed_into_a_command_later_reaches_nothing_it_reads() {
+    let w = world(vec![
+        vec![serde_json::json!({ "type": "function_call", "id": "fc_c1", "call_id": "c1",
+            "name": "exec_command",
+            "arguments": serde_json::json!({"cmd": "bash", "tty": true, "yield_time_ms": 500}).to_string() })],
+        vec![type_into("c2", "touch typed-in; echo typed\n")],
+        vec![say("ok")],
+    ])
+    .await;
+    let gate = recorder(|_| Quick::Allow);
+    run_turn(&w, gate.clone(), "Open a shell").await.unwrap();
+    assert!(
+        !w.work.join("typed-in").exists(),
+        "the shell the owner allowed read what was typed later"
+    );
+    // The shell itself ran: it ended at once, its input being /dev/null.
+    let events = gate.events.lock().unwrap().clone();
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, NativeEvent::ToolFinished { id, ok: true, .. } if id == "c1")),
+        "{events:#?}"
+    );
 }

@@ -18,7 +18,8 @@ pub fn resolve(bin: &str) -> Option<(PathBuf, Option<PathBuf>)> {
     Some((real, None))
 }
 
-fn which(bin: &str) -> Option<PathBuf> {
+/// `bin` as a path, or found on PATH.
+pub fn which(bin: &str) -> Option<PathBuf> {
     let p = Path::new(bin);
     if p.components().count() > 1 {
         return p.is_file().then(|| p.to_path_buf());

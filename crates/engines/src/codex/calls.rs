@@ -102,11 +102,8 @@ pub fn from_raw(item: &Value, sandboxed: bool) -> Option<NativeCall> {
                     }
                     call
                 }
-                "write_stdin" => NativeCall {
-                    id: id.to_owned(),
-                    tool: "write_stdin".to_owned(),
-                    input: args,
-                },
+                // Recorded from Codex's own note of what was typed.
+                "write_stdin" => return None,
                 other => from_hook(id, other, &args, sandboxed),
             })
         }

@@ -178,8 +178,13 @@ impl ChatHome {
     /// call to Conch over `socket`. If Conch can't be reached, or says
     /// nothing, the hook exits 2, which Codex takes as "blocked": the step
     /// doesn't run (a hook that merely fails would let it through).
-    pub fn write_hooks(&self, proxy: &Path, socket: &Path) -> std::io::Result<String> {
-        let command = hook_command(proxy, socket);
+    pub fn write_hooks(
+        &self,
+        codex: &Path,
+        socket: &Path,
+        socat: Option<&Path>,
+    ) -> std::io::Result<String> {
+        let command = hook_command(codex, socket, socat);
         let hooks = json!({ "hooks": { "PreToolUse": [{
             "matcher": "*",
             "hooks": [{ "type": "command", "command": command, "timeout": HOOK_TIMEOUT_SECS }],
@@ -209,11 +214,31 @@ impl ChatHome {
 /// itself before it: [`crate::codex::hook::ANSWER_WITHIN`]).
 pub const HOOK_TIMEOUT_SECS: u64 = 7 * 24 * 3600;
 
-pub fn hook_command(proxy: &Path, socket: &Path) -> String {
+/// The hook's command line. The pipe to Conch's socket is `socat` where
+/// it's installed (sealing on Linux needs it too; it starts in a few
+/// milliseconds), else Codex's own `app-server proxy`, a plain byte pipe
+/// that takes Codex's longer start. socat waits up to the hook's timeout
+/// for Conch's answer after the call is sent.
+pub fn hook_command(codex: &Path, socket: &Path, socat: Option<&Path>) -> String {
+    let path = socket.to_string_lossy();
+    // socat's address syntax gives `:` `,` `!` and quotes meanings.
+    let plain = path
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '.' | '_' | '-'));
+    let pipe = match socat {
+        Some(socat) if plain => format!(
+            "{} -t {HOOK_TIMEOUT_SECS} - {}",
+            sh_quote(&socat.to_string_lossy()),
+            sh_quote(&format!("UNIX-CONNECT:{path}"))
+        ),
+        _ => format!(
+            "{} app-server proxy --sock {}",
+            sh_quote(&codex.to_string_lossy()),
+            sh_quote(&path)
+        ),
+    };
     format!(
-        "out=$({} app-server proxy --sock {} 2>/dev/null) && [ -n \"$out\" ] && printf '%s\\n' \"$out\" || {{ echo \"Conch couldn't check this step, so it didn't run.\" >&2; exit 2; }}",
-        sh_quote(&proxy.to_string_lossy()),
-        sh_quote(&socket.to_string_lossy())
+        "out=$({pipe} 2>/dev/null) && [ -n \"$out\" ] && printf '%s\\n' \"$out\" || {{ echo \"Conch couldn't check this step, so it didn't run.\" >&2; exit 2; }}"
     )
 }
 
@@ -231,6 +256,25 @@ mod tests {
     fn a_chat_id_stays_one_folder() {
         let h = ChatHome::new(Path::new("/r"), "../../etc");
         assert_eq!(h.dir, Path::new("/r/______etc"));
+    }
+
+    #[test]
+    fn the_hook_pipes_through_socat_only_for_a_plain_path() {
+        let socat = Path::new("/usr/bin/socat");
+        let codex = Path::new("/opt/codex");
+        let c = hook_command(codex, Path::new("/h/c1/hook.sock"), Some(socat));
+        assert!(
+            c.contains("'/usr/bin/socat' -t 604800 - 'UNIX-CONNECT:/h/c1/hook.sock'"),
+            "{c}"
+        );
+        let c = hook_command(codex, Path::new("/h/a:b,c/hook.sock"), Some(socat));
+        assert!(
+            c.contains("'/opt/codex' app-server proxy --sock '/h/a:b,c/hook.sock'"),
+            "{c}"
+        );
+        let c = hook_command(codex, Path::new("/h/c1/hook.sock"), None);
+        assert!(c.contains("app-server proxy"), "{c}");
+        assert!(c.ends_with("exit 2; }"), "no answer blocks the step: {c}");
     }
 
     #[test]

@@ -55,8 +55,10 @@ pub struct CodexEngine {
     bin: String,
     /// Conch's folder for Codex; each chat has one inside.
     root: PathBuf,
-    /// An approval policy to run under instead of the mode's.
+    /// An approval policy to run under instead of the default.
     policy: Option<Policy>,
+    /// The hook pipes through Codex's own proxy even where socat is.
+    codex_pipe: bool,
     client: reqwest::Client,
 }
 
@@ -72,6 +74,7 @@ impl CodexEngine {
             bin: s.bin.unwrap_or_else(|| "codex".to_owned()),
             root: home.join("engines").join("codex"),
             policy: None,
+            codex_pipe: false,
             client: crate::providers::client(),
         }
     }
@@ -80,6 +83,13 @@ impl CodexEngine {
     /// (a tight turn still keeps the sandbox).
     pub fn with_policy(mut self, policy: Policy) -> CodexEngine {
         self.policy = Some(policy);
+        self
+    }
+
+    /// The hook reaches Conch through Codex's own `app-server proxy`, as
+    /// on a computer without socat.
+    pub fn with_codex_pipe(mut self) -> CodexEngine {
+        self.codex_pipe = true;
         self
     }
 }

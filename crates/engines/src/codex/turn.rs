@@ -54,6 +54,8 @@ struct State {
     spoke: bool,
     /// Codex's own record of the thread (its rollout file).
     rollout: Option<PathBuf>,
+    /// How many times text was typed into a running command.
+    typed: usize,
 }
 
 impl Shared {
@@ -154,7 +156,14 @@ pub async fn run(
         home.link_sign_in();
     }
     let (socket, own_dir) = super::hook::socket_path(&home.dir).map_err(io)?;
-    let hook_command = home.write_hooks(&program, &socket).map_err(io)?;
+    let socat = if engine.codex_pipe {
+        None
+    } else {
+        super::binary::which("socat")
+    };
+    let hook_command = home
+        .write_hooks(&program, &socket, socat.as_deref())
+        .map_err(io)?;
     let listener = super::hook::bind(&socket).map_err(io)?;
     let shared = Arc::new(Shared {
         gate: gate.clone(),
@@ -264,8 +273,34 @@ async fn drive(
     let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
         return Err(unavailable("Codex started without its pipes.".to_owned()));
     };
-    let (rpc, mut incoming) = Rpc::start(stdin, stdout);
+    let (rpc, incoming) = Rpc::start(stdin, stdout);
     let rpc = Arc::new(rpc);
+    let result = converse(turn, shared, stop, &launch, &rpc, incoming, &stderr).await;
+    // Codex ends its own commands when its input closes; a moment later
+    // it is ended regardless.
+    drop(rpc);
+    tokio::spawn(async move {
+        if tokio::time::timeout(Duration::from_secs(5), child.wait())
+            .await
+            .is_err()
+        {
+            let _ = child.kill().await;
+        }
+    });
+    result
+}
+
+/// Everything said with one running Codex, from `initialize` to the end
+/// of the turn.
+async fn converse(
+    turn: &NativeTurn,
+    shared: &Arc<Shared>,
+    stop: &mut watch::Receiver<bool>,
+    launch: &Launch<'_>,
+    rpc: &Arc<Rpc>,
+    mut incoming: tokio::sync::mpsc::UnboundedReceiver<Incoming>,
+    stderr: &Stderr,
+) -> Result<(), EngineError> {
     let gone = |what: &str, why: String| -> EngineError {
         match stderr.last() {
             Some(line) if why.contains("stopped") || why.contains("isn't running") => {
@@ -287,7 +322,7 @@ async fn drive(
     .await
     .map_err(|e| gone("to start", e))?;
     rpc.notify("initialized", json!({}));
-    trust_hook(&rpc, launch.home, &turn.work, &launch.hook_command)
+    trust_hook(rpc, launch.home, &turn.work, &launch.hook_command)
         .await
         .map_err(|e| gone("Conch's check", e))?;
 
@@ -378,7 +413,6 @@ async fn drive(
                         rpc.request("turn/interrupt", json!({ "threadId": thread_id, "turnId": turn_id })),
                     )
                     .await;
-                    let _ = child.start_kill();
                     return Err(EngineError::Stopped);
                 }
             }
@@ -518,6 +552,34 @@ async fn on_notification(
                         .finish(NativeEvent::ToolFinished { id, ok, output })
                         .await;
                 }
+            }
+        }
+        // Text typed into a command Codex started: no hook runs for it.
+        // The command reads /dev/null (the hook saw to that), so this is a
+        // record, judged as a command would be when the log is read.
+        "item/commandExecution/terminalInteraction" => {
+            let n = {
+                let mut st = shared.lock();
+                st.typed += 1;
+                st.typed
+            };
+            let id = format!("{}-typed-{n}", params["itemId"].as_str().unwrap_or(""));
+            let chars = params["stdin"].as_str().unwrap_or("").to_owned();
+            if !chars.is_empty() {
+                shared
+                    .called(NativeCall {
+                        id: id.clone(),
+                        tool: "write_stdin".to_owned(),
+                        input: json!({ "chars": chars }),
+                    })
+                    .await;
+                shared
+                    .finish(NativeEvent::ToolFinished {
+                        id,
+                        ok: true,
+                        output: String::new(),
+                    })
+                    .await;
             }
         }
         "error" if params["willRetry"] != true => {

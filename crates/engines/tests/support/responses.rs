@@ -20,6 +20,8 @@ use serde_json::{json, Value};
 struct Inner {
     script: VecDeque<Vec<Value>>,
     requests: Vec<Value>,
+    /// When each request arrived (for the benchmarks).
+    arrived: Vec<std::time::Instant>,
 }
 
 #[derive(Clone)]
@@ -34,6 +36,7 @@ impl Responses {
         let inner = Arc::new(Mutex::new(Inner {
             script: script.into(),
             requests: Vec::new(),
+            arrived: Vec::new(),
         }));
         let app = Router::new()
             .route("/v1/responses", post(respond))
@@ -51,6 +54,10 @@ impl Responses {
     /// Adds steps to the end of the script.
     pub fn then(&self, steps: Vec<Vec<Value>>) {
         self.inner.lock().unwrap().script.extend(steps);
+    }
+
+    pub fn arrivals(&self) -> Vec<std::time::Instant> {
+        self.inner.lock().unwrap().arrived.clone()
     }
 
     pub fn requests(&self) -> Vec<Value> {
@@ -78,11 +85,29 @@ async fn respond(
 ) -> impl IntoResponse {
     let items = {
         let mut inner = inner.lock().unwrap();
+        inner.arrived.push(std::time::Instant::now());
         inner.requests.push(body);
-        inner
+        let step = inner
             .script
             .pop_front()
-            .unwrap_or_else(|| vec![say("Done.")])
+            .unwrap_or_else(|| vec![say("Done.")]);
+        // `SESSION` in a step stands for the running command Codex last
+        // reported ("Process running with session ID N").
+        let session = inner.requests.last().and_then(|r| {
+            r["input"].as_array()?.iter().rev().find_map(|i| {
+                let out = i["output"].as_str()?;
+                let at = out.find("session ID ")? + "session ID ".len();
+                let digits: String = out[at..].chars().take_while(char::is_ascii_digit).collect();
+                (!digits.is_empty()).then_some(digits)
+            })
+        });
+        match session {
+            Some(id) => {
+                serde_json::from_str(&Value::from(step).to_string().replace("SESSION", &id))
+                    .unwrap_or_default()
+            }
+            None => step,
+        }
     };
     let n = rand_id();
     let mut sse = String::new();
@@ -135,4 +160,12 @@ pub fn run_outside_sandbox(call: &str, cmd: &str) -> Value {
 pub fn searched(id: &str, query: &str) -> Value {
     json!({ "type": "web_search_call", "id": id, "status": "completed",
             "action": { "type": "search", "query": query } })
+}
+
+/// The model types `chars` into the command Codex last left running.
+pub fn type_into(call: &str, chars: &str) -> Value {
+    json!({ "type": "function_call", "id": format!("fc_{call}"), "call_id": call,
+            "name": "write_stdin",
+            "arguments": format!("{{\"session_id\":SESSION,\"chars\":{},\"yield_time_ms\":500}}",
+                                 Value::from(chars)) })
 }
