@@ -33,6 +33,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 const CALLS: usize = 40;
 const TURNS: usize = 5;
 const SMALL: usize = 15;
+const HOOKS: usize = 300;
 
 fn script(calls: usize) -> Vec<Vec<Value>> {
     let mut s: Vec<Vec<Value>> = (0..calls)
@@ -57,6 +58,27 @@ fn gaps(server: &Responses) -> Vec<f64> {
 
 async fn conch_turn(root: &Path, calls: usize) -> (f64, Vec<f64>) {
     let server = Responses::start(script(calls)).await;
+    let (_home, chats) = conch(root, &server);
+    let chat = chats.create(NewChat::default()).await.unwrap();
+    let mut follow = chat.log.follow();
+    let start = Instant::now();
+    chat.post("Run true, many times").await.unwrap();
+    loop {
+        let events = chat.log.events_after(0).unwrap();
+        if let Some(e) = events.iter().find_map(|e| match &e.body {
+            Body::TurnEnded(t) => Some(t.clone()),
+            _ => None,
+        }) {
+            assert_eq!(e.error, None, "the turn failed");
+            break;
+        }
+        let _ = tokio::time::timeout(Duration::from_secs(60), follow.recv()).await;
+    }
+    let took = start.elapsed().as_secs_f64() * 1000.0;
+    (took, gaps(&server))
+}
+
+fn conch(root: &Path, server: &Responses) -> (Home, Arc<Chats>) {
     let home = Home::open(&root.join("home")).unwrap();
     let work = root.join("work");
     std::fs::create_dir_all(&work).unwrap();
@@ -95,23 +117,72 @@ async fn conch_turn(root: &Path, calls: usize) -> (f64, Vec<f64>) {
             max_steps: None,
         },
     );
+    (home, chats)
+}
+
+/// The hook's round trip as Codex runs it (`bash -c` on the command in
+/// the chat's hooks.json, the call on standard input), against a live
+/// turn: the shell, the pipe, Conch's side (the guard, `tool.called` on
+/// disk) and back. And the same shell running a hook that answers at once
+/// without Conch, for the floor any hook costs.
+async fn hook_round_trips(root: &Path, n: usize) -> (Vec<f64>, Vec<f64>) {
+    let server = Responses::start(vec![vec![run("s1", "sleep 60")], vec![say("ok")]]).await;
+    let (home, chats) = conch(root, &server);
     let chat = chats.create(NewChat::default()).await.unwrap();
-    let mut follow = chat.log.follow();
-    let start = Instant::now();
-    chat.post("Run true, many times").await.unwrap();
-    loop {
-        let events = chat.log.events_after(0).unwrap();
-        if let Some(e) = events.iter().find_map(|e| match &e.body {
-            Body::TurnEnded(t) => Some(t.clone()),
-            _ => None,
-        }) {
-            assert_eq!(e.error, None, "the turn failed");
+    chat.post("Wait a minute").await.unwrap();
+    let hooks = home
+        .root()
+        .join("engines/codex")
+        .join(&chat.id)
+        .join("hooks.json");
+    // The turn is live once its first call has passed the hook.
+    for _ in 0..600 {
+        let called = chat
+            .log
+            .events_after(0)
+            .unwrap()
+            .iter()
+            .any(|e| matches!(&e.body, Body::ToolCalled(c) if c.call == "s1"));
+        if called {
             break;
         }
-        let _ = tokio::time::timeout(Duration::from_secs(60), follow.recv()).await;
+        tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    let took = start.elapsed().as_secs_f64() * 1000.0;
-    (took, gaps(&server))
+    let config: Value = serde_json::from_slice(&std::fs::read(&hooks).unwrap()).unwrap();
+    let command = config["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let work = root.join("work");
+    let time = |cmd: String, i: usize| {
+        let input = json!({"session_id": "bench", "turn_id": "t", "cwd": work,
+            "hook_event_name": "PreToolUse", "model": "test-model", "permission_mode": "default",
+            "tool_name": "Bash", "tool_input": {"command": "ls -la"},
+            "tool_use_id": format!("hook-{i}")})
+        .to_string();
+        async move {
+            let start = Instant::now();
+            let mut child = tokio::process::Command::new("/bin/bash")
+                .args(["-c", &cmd])
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            let mut stdin = child.stdin.take().unwrap();
+            stdin.write_all(input.as_bytes()).await.unwrap();
+            drop(stdin);
+            let out = child.wait_with_output().await.unwrap();
+            assert!(out.status.success(), "the hook failed");
+            start.elapsed().as_secs_f64() * 1000.0
+        }
+    };
+    let (mut with_conch, mut floor) = (Vec::new(), Vec::new());
+    for i in 0..n {
+        with_conch.push(time(command.clone(), i).await);
+        floor.push(time("cat >/dev/null; printf '{}'".to_owned(), i).await);
+    }
+    chat.stop();
+    (with_conch, floor)
 }
 
 /// The same Codex, the same settings, no Conch: a client that starts it,
@@ -241,6 +312,24 @@ fn main() {
         conch_turn(&d.path().canonicalize().unwrap(), 1).await;
         let d = fresh();
         bare_turn(&d.path().canonicalize().unwrap(), 1, false).await;
+
+        let d = fresh();
+        let (mut hook, mut floor) = hook_round_trips(&d.path().canonicalize().unwrap(), HOOKS).await;
+        println!("the hook's round trip ({HOOKS} calls, interleaved):");
+        println!(
+            "  Conch's hook: median {:.2} ms, p99 {:.2} ms",
+            percentile(&mut hook, 0.5),
+            percentile(&mut hook, 0.99)
+        );
+        println!(
+            "  a hook that answers at once without Conch: median {:.2} ms, p99 {:.2} ms",
+            percentile(&mut floor, 0.5),
+            percentile(&mut floor, 0.99)
+        );
+        println!(
+            "  Conch's part: median {:.2} ms",
+            percentile(&mut hook, 0.5) - percentile(&mut floor, 0.5)
+        );
 
         let (mut conch_calls, mut bare_calls, mut hooked_calls) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..TURNS {

@@ -262,3 +262,46 @@ async fn what_is_typed_into_a_command_later_reaches_nothing_it_reads() {
         "{events:#?}"
     );
 }
+
+#[tokio::test]
+async fn a_home_under_tmp_is_refused_with_a_sentence() {
+    let server = Responses::start(vec![vec![say("never")]]).await;
+    let tmp = tempfile::tempdir_in(std::env::temp_dir()).unwrap();
+    let work = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let engine = CodexEngine::new(
+        Provider {
+            settings: ProviderSettings {
+                name: "codex-test".into(),
+                kind: ProviderKind::Codex,
+                base_url: server.url.clone(),
+                model: String::new(),
+                context_tokens: 100_000,
+                max_tokens: 4096,
+                bin: Some(codex_bin::codex_bin().to_string_lossy().into_owned()),
+            },
+            key: None,
+        },
+        tmp.path(),
+    );
+    let (_stop, rx) = tokio::sync::watch::channel(false);
+    let t = NativeTurn {
+        chat: "c".into(),
+        work: work.path().to_path_buf(),
+        system: String::new(),
+        prompt: "hi".into(),
+        mode: Mode::Ask,
+        tight: false,
+        hidden: Vec::new(),
+        sealing: true,
+    };
+    let err = engine
+        .turn(t, recorder(|_| Quick::Allow), rx)
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("Codex won't run with its folder under"),
+        "{err}"
+    );
+    assert!(server.requests().is_empty());
+}

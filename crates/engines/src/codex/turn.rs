@@ -143,6 +143,17 @@ pub async fn run(
             engine.bin
         ))
     })?;
+    // Codex won't make its helpers (its sandbox among them) under the
+    // temp folder.
+    let temp = std::fs::canonicalize(std::env::temp_dir()).unwrap_or_else(|_| std::env::temp_dir());
+    let root = std::fs::canonicalize(&engine.root).unwrap_or_else(|_| engine.root.clone());
+    if root.starts_with(&temp) || root.starts_with("/tmp") {
+        return Err(unavailable(format!(
+            "Codex won't run with its folder under {} ({}). Start Conch with a home outside it (conch --home DIR serve).",
+            temp.display(),
+            engine.root.display()
+        )));
+    }
     let home = ChatHome::new(&engine.root, &turn.chat);
     let io = |e: std::io::Error| {
         unavailable(format!(
