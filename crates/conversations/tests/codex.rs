@@ -25,7 +25,7 @@ use conversations::{Chat, Chats, ChatsConfig, Durability, GuardConfig, Home, New
 use engines::codex::{CodexEngine, Policy, TIGHT_NOTE};
 use engines::providers::{Provider, ProviderKind, ProviderSettings};
 use protocol::{Answer, Body, Event, Mode, PermissionRequested};
-use responses::{run, run_outside_sandbox, say, searched, Responses};
+use responses::{run, run_in, run_outside_sandbox, say, searched, Responses};
 use serde_json::Value;
 
 struct World {
@@ -305,6 +305,12 @@ async fn a_protected_path_is_denied(policy: Policy) {
     std::fs::write(&secret, "TOP-SECRET-ünïcode").unwrap();
     server.then(vec![
         vec![run("p1", &format!("cat {}", secret.display()))],
+        // The same file by a short name, from inside Conch's folder.
+        vec![run_in(
+            "p2",
+            "cat secret-probe.txt",
+            &w.home.root().to_string_lossy(),
+        )],
         vec![say("Couldn't.")],
     ]);
     // Full trust, where nothing else asks.
@@ -313,12 +319,14 @@ async fn a_protected_path_is_denied(policy: Policy) {
     let (events, asked) = turns(&chat, 1, Answer::Once).await;
     turn_ended_cleanly(&events);
     assert!(asked.is_empty());
-    let f = finished(&events, "p1");
-    assert!(!f.ok, "{f:?}");
+    for call in ["p1", "p2"] {
+        let f = finished(&events, call);
+        assert!(!f.ok, "{call}: {f:?}");
+        let told = server.output_of(call).expect("the model hears back");
+        assert!(!told.contains("TOP-SECRET"), "{call}: {told}");
+    }
     let log = std::fs::read_to_string(w.home.chat_dir(&chat.id).join("log.jsonl")).unwrap();
     assert!(!log.contains("TOP-SECRET"), "{policy:?}");
-    let told = server.output_of("p1").expect("the model hears back");
-    assert!(!told.contains("TOP-SECRET"), "{told}");
 }
 
 async fn a_tool_turned_off_is_denied(policy: Policy) {

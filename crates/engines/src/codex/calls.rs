@@ -6,21 +6,52 @@
 //! `webSearch`). One call is one shape, so the log and the guard see the
 //! same call however it arrived.
 
+use std::path::{Path, PathBuf};
+
 use serde_json::{json, Value};
 
+use super::home::sh_quote;
 use crate::native::NativeCall;
 
-/// A command, with whether it runs in Codex's sandbox.
-pub fn command(id: &str, command: &str, sandboxed: bool) -> NativeCall {
+/// Where a turn's calls run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct At {
+    /// The chat's work folder, Codex's `cwd`.
+    pub work: PathBuf,
+    /// Commands run in Codex's sandbox.
+    pub sandboxed: bool,
+}
+
+/// A command, with whether it runs in Codex's sandbox. One that runs in
+/// another folder (`workdir`) is judged as `cd FOLDER && command`, so its
+/// paths are read where they point.
+pub fn command(id: &str, command: &str, cwd: Option<&str>, at: &At) -> NativeCall {
     // An exact `apply_patch` heredoc is Codex's file change, not a program.
     if let Some(patch) = apply_patch_heredoc(command) {
-        return file_change(id, patch_paths(patch));
+        let paths = patch_paths(patch);
+        let paths = match cwd.filter(|c| !same_folder(c, &at.work)) {
+            Some(c) => paths
+                .into_iter()
+                .map(|p| Path::new(c).join(p).to_string_lossy().into_owned())
+                .collect(),
+            None => paths,
+        };
+        return file_change(id, paths);
     }
+    let words = match cwd.filter(|c| !same_folder(c, &at.work)) {
+        Some(c) => format!("cd {} && {command}", sh_quote(c)),
+        None => command.to_owned(),
+    };
     NativeCall {
         id: id.to_owned(),
         tool: "commandExecution".to_owned(),
-        input: json!({ "command": command, "sandboxed": sandboxed }),
+        input: json!({ "command": words, "sandboxed": at.sandboxed }),
     }
+}
+
+fn same_folder(cwd: &str, work: &Path) -> bool {
+    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    canon(Path::new(cwd)) == canon(work)
 }
 
 pub fn file_change(id: &str, paths: Vec<String>) -> NativeCall {
@@ -50,18 +81,28 @@ fn text(v: &Value, keys: &[&str]) -> Option<String> {
     }
 }
 
-/// What the PreToolUse hook was asked about.
-pub fn from_hook(id: &str, tool: &str, input: &Value, sandboxed: bool) -> NativeCall {
+/// What the PreToolUse hook was asked about; `cwd` is where the call runs
+/// (the hook's own `cwd`).
+pub fn from_hook(id: &str, tool: &str, input: &Value, cwd: Option<&str>, at: &At) -> NativeCall {
     match tool {
         "Bash" | "exec_command" | "shell_command" | "shell" | "local_shell" => command(
             id,
             &text(input, &["command", "cmd"]).unwrap_or_default(),
-            sandboxed,
+            cwd,
+            at,
         ),
-        "apply_patch" | "Edit" | "Write" => file_change(
-            id,
-            patch_paths(&text(input, &["command", "input", "patch"]).unwrap_or_default()),
-        ),
+        "apply_patch" | "Edit" | "Write" => {
+            let paths =
+                patch_paths(&text(input, &["command", "input", "patch"]).unwrap_or_default());
+            let paths = match cwd.filter(|c| !same_folder(c, &at.work)) {
+                Some(c) => paths
+                    .into_iter()
+                    .map(|p| Path::new(c).join(p).to_string_lossy().into_owned())
+                    .collect(),
+                None => paths,
+            };
+            file_change(id, paths)
+        }
         "view_image" => NativeCall {
             id: id.to_owned(),
             tool: "Read".to_owned(),
@@ -78,7 +119,7 @@ pub fn from_hook(id: &str, tool: &str, input: &Value, sandboxed: bool) -> Native
 /// A call from the model's raw output (`rawResponseItem/completed`),
 /// before Codex has done anything with it: the record of a call Codex
 /// later refuses without an item.
-pub fn from_raw(item: &Value, sandboxed: bool) -> Option<NativeCall> {
+pub fn from_raw(item: &Value, at: &At) -> Option<NativeCall> {
     let id = item["call_id"].as_str()?;
     let name = item["name"].as_str().unwrap_or("");
     match item["type"].as_str()? {
@@ -92,7 +133,8 @@ pub fn from_raw(item: &Value, sandboxed: bool) -> Option<NativeCall> {
                     let mut call = command(
                         id,
                         &text(&args, &["cmd", "command"]).unwrap_or_default(),
-                        sandboxed,
+                        args["workdir"].as_str(),
+                        at,
                     );
                     // The model's own call says whether it asked to leave
                     // the sandbox; nothing else Codex sends does.
@@ -104,7 +146,7 @@ pub fn from_raw(item: &Value, sandboxed: bool) -> Option<NativeCall> {
                 }
                 // Recorded from Codex's own note of what was typed.
                 "write_stdin" => return None,
-                other => from_hook(id, other, &args, sandboxed),
+                other => from_hook(id, other, &args, args["workdir"].as_str(), at),
             })
         }
         "custom_tool_call" => {
@@ -130,7 +172,8 @@ pub fn from_raw(item: &Value, sandboxed: bool) -> Option<NativeCall> {
             Some(command(
                 id,
                 &text(&json!({ "c": argv }), &["c"])?,
-                sandboxed,
+                item["action"]["working_directory"].as_str(),
+                at,
             ))
         }
         _ => None,
@@ -138,7 +181,7 @@ pub fn from_raw(item: &Value, sandboxed: bool) -> Option<NativeCall> {
 }
 
 /// A thread item that is a tool call.
-pub fn from_item(item: &Value, sandboxed: bool) -> Option<NativeCall> {
+pub fn from_item(item: &Value, at: &At) -> Option<NativeCall> {
     let id = item["id"].as_str()?;
     match item["type"].as_str()? {
         "commandExecution" => {
@@ -150,7 +193,7 @@ pub fn from_item(item: &Value, sandboxed: bool) -> Option<NativeCall> {
                 .and_then(|a| a["command"].as_str())
                 .map(str::to_owned)
                 .or_else(|| item["command"].as_str().map(str::to_owned))?;
-            Some(command(id, &words, sandboxed))
+            Some(command(id, &words, item["cwd"].as_str(), at))
         }
         "fileChange" => Some(file_change(
             id,
@@ -308,10 +351,17 @@ pub fn patch_paths(patch: &str) -> Vec<String> {
 mod tests {
     use super::*;
 
+    fn at(sandboxed: bool) -> At {
+        At {
+            work: PathBuf::from("/w"),
+            sandboxed,
+        }
+    }
+
     #[test]
     fn an_exact_apply_patch_heredoc_is_a_file_change() {
         let p = "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: a.txt\n+hi\n*** Update File: b.txt\n*** Move to: ../c.txt\n*** End Patch\nEOF\n";
-        let call = command("c1", p, true);
+        let call = command("c1", p, None, &at(true));
         assert_eq!(call.tool, "fileChange");
         assert_eq!(
             call.input["changes"],
@@ -328,17 +378,27 @@ mod tests {
             "apply_patch x <<'EOF'\n*** Begin Patch\n*** End Patch\nEOF",
             "apply_patch <<'EOF'\nrm -rf /\nEOF",
         ] {
-            assert_eq!(command("c", c, false).tool, "commandExecution", "{c}");
+            assert_eq!(
+                command("c", c, None, &at(false)).tool,
+                "commandExecution",
+                "{c}"
+            );
         }
     }
 
     #[test]
     fn a_hook_call_and_its_raw_call_are_one_shape() {
-        let hook = from_hook("call_0", "Bash", &json!({"command": "ls -la"}), false);
+        let hook = from_hook(
+            "call_0",
+            "Bash",
+            &json!({"command": "ls -la"}),
+            Some("/w"),
+            &at(false),
+        );
         let raw = from_raw(
             &json!({"type": "function_call", "call_id": "call_0", "name": "exec_command",
                     "arguments": "{\"cmd\":\"ls -la\"}"}),
-            false,
+            &at(false),
         )
         .unwrap();
         assert_eq!(raw.input["escalated"], false);
@@ -350,7 +410,7 @@ mod tests {
         let escalated = from_raw(
             &json!({"type": "function_call", "call_id": "c", "name": "exec_command",
                     "arguments": "{\"cmd\":\"x\",\"sandbox_permissions\":\"require_escalated\"}"}),
-            true,
+            &at(true),
         )
         .unwrap();
         assert_eq!(escalated.input["escalated"], true);
@@ -358,10 +418,41 @@ mod tests {
             &json!({"type": "commandExecution", "id": "call_0",
                     "command": "/bin/bash -lc 'ls -la'",
                     "commandActions": [{"type": "unknown", "command": "ls -la"}]}),
-            false,
+            &at(false),
         )
         .unwrap();
         assert_eq!(item, hook);
+    }
+
+    #[test]
+    fn a_command_in_another_folder_is_judged_where_it_runs() {
+        let call = from_hook(
+            "c",
+            "Bash",
+            &json!({"command": "cat id_rsa"}),
+            Some("/root/.ssh"),
+            &at(false),
+        );
+        assert_eq!(call.input["command"], "cd '/root/.ssh' && cat id_rsa");
+        let raw = from_raw(
+            &json!({"type": "function_call", "call_id": "c", "name": "exec_command",
+                    "arguments": "{\"cmd\":\"cat id_rsa\",\"workdir\":\"/root/.ssh\"}"}),
+            &at(false),
+        )
+        .unwrap();
+        assert_eq!(raw.input["command"], call.input["command"]);
+        let patch = "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: authorized_keys\n+k\n*** End Patch\nEOF\n";
+        let change = from_hook(
+            "p",
+            "Bash",
+            &json!({"command": patch}),
+            Some("/root/.ssh"),
+            &at(false),
+        );
+        assert_eq!(
+            change.input["changes"],
+            json!([{"path": "/root/.ssh/authorized_keys"}])
+        );
     }
 
     #[test]
@@ -370,7 +461,8 @@ mod tests {
             "x",
             "apply_patch",
             &json!({"command": "*** Begin Patch\n*** Delete File: /etc/passwd\n*** End Patch\n"}),
-            true,
+            None,
+            &at(true),
         );
         assert_eq!(call.input["changes"], json!([{"path": "/etc/passwd"}]));
     }

@@ -128,7 +128,7 @@ async fn decide(input: &Value, shared: &Shared) -> Value {
     let tool = input["tool_name"].as_str().unwrap_or("");
     let id = input["tool_use_id"].as_str().unwrap_or("");
     let tool_input = &input["tool_input"];
-    let call = calls::from_hook(id, tool, tool_input, shared.sandboxed);
+    let call = calls::from_hook(id, tool, tool_input, input["cwd"].as_str(), &shared.at);
     shared.seen(&call);
     // In a tight turn a command that asked to leave the sandbox is refused
     // here, without a question (the policy refuses it too).

@@ -29,6 +29,8 @@ pub struct Shared {
     pub gate: Arc<dyn Gate>,
     /// The turn's commands run in Codex's sandbox.
     pub sandboxed: bool,
+    /// Where the turn's calls run.
+    pub at: calls::At,
     /// The turn runs tighter (no network, nothing may leave the sandbox).
     pub tight: bool,
     /// Codex's policy asks about a command only when it may leave the
@@ -179,6 +181,10 @@ pub async fn run(
     let shared = Arc::new(Shared {
         gate: gate.clone(),
         sandboxed: sandbox.is_sandboxed(),
+        at: calls::At {
+            work: turn.work.clone(),
+            sandboxed: sandbox.is_sandboxed(),
+        },
         tight: turn.tight,
         asks_only_to_leave: policy == super::policy::Policy::OnRequest,
         state: Mutex::default(),
@@ -503,7 +509,7 @@ async fn on_notification(
             }
         }
         "item/started" => {
-            if let Some(call) = calls::from_item(&params["item"], shared.sandboxed) {
+            if let Some(call) = calls::from_item(&params["item"], &shared.at) {
                 shared.called(call).await;
             }
         }
@@ -537,7 +543,7 @@ async fn on_notification(
                         .await;
                 }
                 _ => {
-                    if let Some(call) = calls::from_item(item, shared.sandboxed) {
+                    if let Some(call) = calls::from_item(item, &shared.at) {
                         let id = call.id.clone();
                         shared.called(call).await;
                         if let Some((ok, output)) = calls::outcome(item) {
@@ -551,7 +557,7 @@ async fn on_notification(
         }
         "rawResponseItem/completed" => {
             let item = &params["item"];
-            if let Some(call) = calls::from_raw(item, shared.sandboxed) {
+            if let Some(call) = calls::from_raw(item, &shared.at) {
                 shared.called(call).await;
             } else if let Some((id, output)) = calls::raw_output(item) {
                 // A call Codex answered without an item (its sandbox or
@@ -686,7 +692,7 @@ async fn approve_command(
             .as_str()
             .or_else(|| params["command"].as_str())
             .unwrap_or("");
-        calls::command(&id, words, sandboxed)
+        calls::command(&id, words, params["cwd"].as_str(), &shared.at)
     });
     // Known to stay in: only the model's own call, seen before it ran,
     // says so.

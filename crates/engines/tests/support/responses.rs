@@ -148,6 +148,12 @@ pub fn run(call: &str, cmd: &str) -> Value {
             "name": "exec_command", "arguments": json!({ "cmd": cmd }).to_string() })
 }
 
+/// The model runs `cmd` in the folder `workdir`.
+pub fn run_in(call: &str, cmd: &str, workdir: &str) -> Value {
+    json!({ "type": "function_call", "id": format!("fc_{call}"), "call_id": call,
+            "name": "exec_command", "arguments": json!({ "cmd": cmd, "workdir": workdir }).to_string() })
+}
+
 /// The model runs `cmd` and asks to leave Codex's sandbox for it.
 pub fn run_outside_sandbox(call: &str, cmd: &str) -> Value {
     json!({ "type": "function_call", "id": format!("fc_{call}"), "call_id": call,
