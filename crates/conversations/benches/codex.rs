@@ -13,6 +13,8 @@
 //!
 //! cargo bench -p conversations --bench codex
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches may panic: that is the test failing.
+
 #[path = "../../engines/tests/support/codex_bin.rs"]
 mod codex_bin;
 #[path = "../../engines/tests/support/responses.rs"]

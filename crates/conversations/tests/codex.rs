@@ -10,6 +10,8 @@
 //! - a tool turned off is denied;
 //! - a skill hold's off-list command asks.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches may panic: that is the test failing.
+
 #[path = "../../engines/tests/support/codex_bin.rs"]
 mod codex_bin;
 #[path = "../../engines/tests/support/responses.rs"]

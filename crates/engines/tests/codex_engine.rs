@@ -3,6 +3,8 @@
 //! and does reaches the gate in order, its hook asks the gate before each
 //! call, a chat keeps its Codex thread, and Stop ends a turn that waits.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches may panic: that is the test failing.
+
 #[path = "support/codex_bin.rs"]
 mod codex_bin;
 #[path = "support/responses.rs"]
