@@ -142,6 +142,40 @@ fn engines_check(settings: &Settings) -> Vec<Line> {
         .collect()
 }
 
+/// Whether a Codex provider's program is installed, and which version.
+fn codex_check(p: &engines::providers::ProviderSettings) -> Line {
+    let bin = p.bin.as_deref().unwrap_or("codex");
+    match engines::codex::resolve(bin) {
+        Some((program, _)) => match engines::codex::version(&program) {
+            Some(v) => Line::Ok(format!(
+                "Codex for \"{}\": {v} ({}).",
+                p.name,
+                program.display()
+            )),
+            None => Line::Needs(format!(
+                "Codex for \"{}\" is at {} but doesn't run (codex --version failed). Reinstall it with: npm install -g @openai/codex",
+                p.name,
+                program.display()
+            )),
+        },
+        None => Line::Needs(format!(
+            "Codex for \"{}\" isn't installed (\"{bin}\" wasn't found). Install it with: npm install -g @openai/codex, or point to it with: conch providers add {} --kind codex --bin PATH",
+            p.name, p.name
+        )),
+    }
+}
+
+/// What `conch providers add` says about a Codex provider's program.
+pub fn codex_line(name: &str, bin: Option<&str>) -> String {
+    let bin = bin.unwrap_or("codex");
+    match engines::codex::resolve(bin).and_then(|(p, _)| engines::codex::version(&p)) {
+        Some(v) => format!(" It runs {v}."),
+        None => format!(
+            " \"{bin}\" wasn't found or doesn't run yet; install Codex (npm install -g @openai/codex) before chatting with \"{name}\"."
+        ),
+    }
+}
+
 pub fn run(home: &Home, args: DoctorArgs) -> Result<(), Failure> {
     let settings = Settings::load(home.root())?;
     let vault = settings.vault(home.root());
@@ -155,6 +189,11 @@ pub fn run(home: &Home, args: DoctorArgs) -> Result<(), Failure> {
     .flatten()
     .collect();
     lines.extend(engines_check(&settings));
+    for p in &settings.providers {
+        if p.kind == engines::providers::ProviderKind::Codex {
+            lines.push(codex_check(p));
+        }
+    }
     // The security checkup, as Settings → Security shows it (where Conch
     // listens is only known to a running Conch).
     for check in conversations::checkup::checkup(home.root(), &settings.safety, None) {

@@ -51,7 +51,7 @@ enum Command {
         #[command(subcommand)]
         command: sessions::SessionsCommand,
     },
-    /// Model providers (OpenAI-compatible or Anthropic).
+    /// Model providers (OpenAI-compatible, Anthropic, Claude Code or Codex).
     Providers {
         #[command(subcommand)]
         command: providers::ProvidersCommand,

@@ -72,14 +72,15 @@ pub fn run(home: &Home, command: ProvidersCommand) -> Result<(), Failure> {
             }
             let Some(kind) = ProviderKind::parse(&args.kind) else {
                 return Err(Failure(format!(
-                    "There's no provider kind called \"{}\". Use openai, anthropic or claude-code.",
+                    "There's no provider kind called \"{}\". Use openai, anthropic, claude-code or codex.",
                     args.kind
                 )));
             };
-            let program = kind == ProviderKind::ClaudeCode;
+            let program = matches!(kind, ProviderKind::ClaudeCode | ProviderKind::Codex);
             if args.bin.is_some() && !program {
                 return Err(Failure(
-                    "--bin is for a provider that is a program (--kind claude-code).".into(),
+                    "--bin is for a provider that is a program (--kind claude-code or codex)."
+                        .into(),
                 ));
             }
             let model = match (args.model, program) {
@@ -96,8 +97,8 @@ pub fn run(home: &Home, command: ProvidersCommand) -> Result<(), Failure> {
                 (Some(url), _) => url,
                 (None, ProviderKind::Openai) => "https://api.openai.com/v1".to_owned(),
                 (None, ProviderKind::Anthropic) => "https://api.anthropic.com".to_owned(),
-                // Claude Code's own address.
-                (None, ProviderKind::ClaudeCode) => String::new(),
+                // The program's own address (and, for Codex, its own sign-in).
+                (None, ProviderKind::ClaudeCode | ProviderKind::Codex) => String::new(),
             };
             match reqwest::Url::parse(&base_url) {
                 Ok(u) if matches!(u.scheme(), "http" | "https") => {}
@@ -116,7 +117,7 @@ pub fn run(home: &Home, command: ProvidersCommand) -> Result<(), Failure> {
                 model,
                 context_tokens: args.context_tokens,
                 max_tokens: 4096,
-                bin: args.bin.filter(|b| !b.trim().is_empty()),
+                bin: args.bin.clone().filter(|b| !b.trim().is_empty()),
             };
             let existed = settings.providers.iter().any(|p| p.name == args.name);
             settings.providers.retain(|p| p.name != args.name);
@@ -139,12 +140,17 @@ pub fn run(home: &Home, command: ProvidersCommand) -> Result<(), Failure> {
             if first {
                 said.push_str(" It's the default: conch serve uses it from its next start.");
             }
-            if key.is_none() && program {
+            if kind == ProviderKind::Codex {
+                said.push_str(&crate::doctor::codex_line(&args.name, args.bin.as_deref()));
+                if key.is_none() && provider_uses_sign_in(&settings, &args.name) {
+                    said.push_str(" With no base URL and no key, Codex uses your own Codex sign-in (codex login).");
+                }
+            } else if key.is_none() && program {
                 said.push_str(" No key was stored: Claude Code will need one (an API key, or a token from claude setup-token, given with --key-stdin).");
             } else if key.is_none() {
                 said.push_str(" No key was stored (fine for Ollama or llama.cpp).");
             }
-            if program {
+            if kind == ProviderKind::ClaudeCode {
                 said.push(' ');
                 said.push_str(&crate::doctor::claude_code_line(&provider_bin(
                     &settings, &args.name,
@@ -154,7 +160,7 @@ pub fn run(home: &Home, command: ProvidersCommand) -> Result<(), Failure> {
         }
         ProvidersCommand::List => {
             if settings.providers.is_empty() {
-                println!("No providers: Conch uses its built-in mock engine. Add one with conch providers add NAME --kind openai|anthropic|claude-code --model M --key-stdin");
+                println!("No providers: Conch uses its built-in mock engine. Add one with conch providers add NAME --kind openai|anthropic|claude-code|codex --model M --key-stdin");
             }
             let secrets = Secrets::load(&settings.vault(root))?;
             let default = settings.provider().map(|p| p.name.clone());
@@ -222,6 +228,14 @@ fn provider_bin(settings: &Settings, name: &str) -> std::path::PathBuf {
             .find(|p| p.name == name)
             .and_then(|p| p.bin.as_deref()),
     )
+}
+
+/// A Codex provider with no base URL runs on Codex's own provider.
+fn provider_uses_sign_in(settings: &Settings, name: &str) -> bool {
+    settings
+        .providers
+        .iter()
+        .any(|p| p.name == name && p.base_url.is_empty())
 }
 
 fn read_key(stdin: bool, env: Option<&str>) -> Result<Option<String>, Failure> {

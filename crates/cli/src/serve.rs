@@ -241,6 +241,15 @@ fn pick_engine(home: &Home, settings: &Settings) -> Result<(Arc<dyn Engine>, Str
         key: secrets.key(&chosen.name),
     };
     let line = match chosen.kind {
+        engines::providers::ProviderKind::Codex => format!(
+            "Talking to {} (Codex, {}).",
+            chosen.name,
+            if chosen.model.is_empty() {
+                "its default model"
+            } else {
+                &chosen.model
+            }
+        ),
         engines::providers::ProviderKind::ClaudeCode => format!(
             "Turns run on Claude Code ({}). {}",
             chosen.name,

@@ -453,6 +453,7 @@ fn providers_keep_keys_out_of_settings_and_off_the_command_line() {
         None,
     );
     assert!(text(&out.stderr).contains("no provider kind called \"gemini\". Use openai"));
+    assert!(text(&out.stderr).contains("claude-code or codex"));
     let out = conch(
         home,
         &[
@@ -964,4 +965,100 @@ fn activity_in_the_terminal() {
     assert!(!text(&out.stdout).contains("ls -la"));
     let out = conch(home, &["activity", "--kind", "nonsense"], None);
     assert!(!out.status.success());
+}
+
+#[path = "../../engines/tests/support/codex_bin.rs"]
+mod codex_bin;
+
+#[test]
+fn a_codex_provider_is_added_and_doctor_names_its_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path();
+    let codex = codex_bin::codex_bin();
+    let out = conch(
+        home,
+        &[
+            "providers",
+            "add",
+            "cx",
+            "--kind",
+            "codex",
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+            "--bin",
+            &codex.to_string_lossy(),
+            "--key-stdin",
+        ],
+        Some("sk-codex-ünï\n"),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("codex-cli 0.171.0"),
+        "{}",
+        text(&out.stdout)
+    );
+    let settings = std::fs::read_to_string(home.join("settings.json")).unwrap();
+    assert!(settings.contains("\"kind\": \"codex\""), "{settings}");
+    assert!(
+        !settings.contains("sk-codex"),
+        "the key isn't in settings.json"
+    );
+    let list = text(&conch(home, &["providers", "list"], None).stdout);
+    assert!(
+        list.contains("cx\tcodex\t(its default model)\thttp://127.0.0.1:9/v1\tkey: set"),
+        "{list}"
+    );
+    let doctor = conch(home, &["doctor"], None);
+    let said = text(&doctor.stdout);
+    assert!(
+        said.contains("ok: Codex for \"cx\": codex-cli 0.171.0"),
+        "{said}"
+    );
+
+    // A program that isn't there is said, and doctor fails.
+    assert!(conch(
+        home,
+        &[
+            "providers",
+            "add",
+            "gone",
+            "--kind",
+            "codex",
+            "--bin",
+            "/nonexistent/codex"
+        ],
+        None
+    )
+    .status
+    .success());
+    let doctor = conch(home, &["doctor"], None);
+    assert!(!doctor.status.success());
+    assert!(
+        text(&doctor.stdout).contains("needs you: Codex for \"gone\" isn't installed"),
+        "{}",
+        text(&doctor.stdout)
+    );
+    // --bin is only for programs; an API provider still needs a model.
+    let out = conch(
+        home,
+        &[
+            "providers",
+            "add",
+            "o",
+            "--kind",
+            "openai",
+            "--model",
+            "m",
+            "--bin",
+            "x",
+        ],
+        None,
+    );
+    assert!(text(&out.stderr).contains("--bin is for a provider that is a program"));
+    let out = conch(home, &["providers", "add", "o", "--kind", "openai"], None);
+    assert!(
+        text(&out.stderr).contains("Say which model with --model"),
+        "{}",
+        text(&out.stderr)
+    );
 }

@@ -8,6 +8,7 @@
 //! restart pick a chat up from its log alone.
 
 pub mod claude_code;
+pub mod codex;
 mod engine;
 mod mock;
 mod mock_artifacts;

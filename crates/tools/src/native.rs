@@ -100,6 +100,19 @@ pub fn classify(tool: &str, input: &Value, work: &Path, sealed: bool) -> Result<
         "TodoWrite" | "TodoRead" | "ExitPlanMode" | "EnterPlanMode" | "KillShell" | "KillBash"
         | "TaskCreate" | "TaskGet" | "TaskList" | "TaskStop" | "ToolSearch" | "ListAgents"
         | "AskUserQuestion" => Ok(look(Vec::new())),
+        // Codex's bookkeeping, and its code mode: JavaScript in an isolate
+        // with no files or network, whose tool calls pass the hook one by
+        // one.
+        "update_plan"
+        | "request_user_input"
+        | "request_user_input_async"
+        | "send_message_to_user_async"
+        | "sleep"
+        | "wait"
+        | "get_goal"
+        | "create_goal"
+        | "update_goal"
+        | "codeMode" => Ok(look(Vec::new())),
         // Codex.
         "commandExecution" | "exec" | "shell" => {
             let command = match input.get("command") {
@@ -112,7 +125,26 @@ pub fn classify(tool: &str, input: &Value, work: &Path, sealed: bool) -> Result<
                     .join(" "),
                 _ => return Err(missing(tool, "command")),
             };
-            Ok(Action::command(&command, !sealed, false))
+            // Codex says whether its sandbox holds the command, and whether
+            // the command asked to leave it.
+            let escalated = input
+                .get("escalated")
+                .and_then(Value::as_bool)
+                .unwrap_or(false);
+            let sandboxed = input
+                .get("sandboxed")
+                .and_then(Value::as_bool)
+                .unwrap_or(sealed);
+            Ok(Action::command(
+                &command,
+                escalated || !sandboxed,
+                escalated,
+            ))
+        }
+        // Text typed into a command Codex already started.
+        "write_stdin" => {
+            let chars = text(input, &["chars"]).unwrap_or_default();
+            Ok(Action::command(chars, true, false))
         }
         "fileChange" | "applyPatch" | "apply_patch" => {
             // Every path the change touches; the first that asks decides.
@@ -236,5 +268,42 @@ mod tests {
             Action::FileChange { inside: false, .. }
         ));
         assert!(classify("Read", &json!({}), &work, false).is_err());
+        // Codex says where its command runs.
+        assert!(matches!(
+            c(
+                "commandExecution",
+                json!({"command": "ls", "sandboxed": true})
+            ),
+            Action::Command {
+                unsealed: false,
+                leaves_box: false,
+                ..
+            }
+        ));
+        assert!(matches!(
+            classify(
+                "commandExecution",
+                &json!({"command": "ls", "sandboxed": false}),
+                &work,
+                true
+            )
+            .expect("cmd"),
+            Action::Command { unsealed: true, .. }
+        ));
+        assert!(matches!(
+            c(
+                "commandExecution",
+                json!({"command": "ls", "sandboxed": true, "escalated": true})
+            ),
+            Action::Command {
+                unsealed: true,
+                leaves_box: true,
+                ..
+            }
+        ));
+        assert!(matches!(
+            c("codeMode", json!({"code": "x"})),
+            Action::LookAround { .. }
+        ));
     }
 }

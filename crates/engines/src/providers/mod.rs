@@ -5,7 +5,7 @@
 
 mod anthropic;
 pub mod budget;
-mod http;
+pub(crate) mod http;
 mod openai;
 pub mod sse;
 
@@ -28,6 +28,8 @@ pub enum ProviderKind {
     Anthropic,
     #[serde(rename = "claude-code")]
     ClaudeCode,
+    /// OpenAI's Codex CLI, driven as a native engine (`codex app-server`).
+    Codex,
 }
 
 impl ProviderKind {
@@ -36,6 +38,7 @@ impl ProviderKind {
             "openai" => Some(ProviderKind::Openai),
             "anthropic" => Some(ProviderKind::Anthropic),
             "claude-code" => Some(ProviderKind::ClaudeCode),
+            "codex" => Some(ProviderKind::Codex),
             _ => None,
         }
     }
@@ -45,6 +48,7 @@ impl ProviderKind {
             ProviderKind::Openai => "openai",
             ProviderKind::Anthropic => "anthropic",
             ProviderKind::ClaudeCode => "claude-code",
+            ProviderKind::Codex => "codex",
         }
     }
 }
@@ -63,8 +67,8 @@ pub struct ProviderSettings {
     /// Tokens the model may write in one step.
     #[serde(default = "default_max_tokens")]
     pub max_tokens: u32,
-    /// The program, for engines that are one (Claude Code): a path, or a
-    /// name on PATH. None: the engine's usual name on PATH.
+    /// The program, for engines that are one (Claude Code, Codex): a path,
+    /// or a name on PATH. None: the engine's usual name on PATH.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bin: Option<String>,
 }
@@ -119,5 +123,6 @@ pub fn engine_in(provider: Provider, retry: Retry, home: &Path) -> Arc<dyn Engin
                 },
             ),
         )),
+        ProviderKind::Codex => Arc::new(crate::codex::CodexEngine::new(provider, home)),
     }
 }

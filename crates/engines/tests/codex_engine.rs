@@ -1,0 +1,309 @@
+//! The Codex engine against the real `codex` (installed from npm by
+//! ./run-tests) and a scripted Responses API on 127.0.0.1: what Codex says
+//! and does reaches the gate in order, its hook asks the gate before each
+//! call, a chat keeps its Codex thread, and Stop ends a turn that waits.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches may panic: that is the test failing.
+
+#[path = "support/codex_bin.rs"]
+mod codex_bin;
+#[path = "support/responses.rs"]
+mod responses;
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use engines::codex::CodexEngine;
+use engines::providers::{Provider, ProviderKind, ProviderSettings};
+use engines::{BoxFuture, Gate, NativeCall, NativeEngine, NativeEvent, NativeTurn, Quick, Verdict};
+use protocol::Mode;
+use responses::{run, say, type_into, Responses};
+
+/// A gate that answers from a rule and writes down everything.
+struct Recorder {
+    quick: Box<dyn Fn(&NativeCall) -> Quick + Send + Sync>,
+    asked: Mutex<Vec<NativeCall>>,
+    events: Mutex<Vec<NativeEvent>>,
+    /// `ask` waits this long before it allows.
+    ask_wait: Duration,
+}
+
+impl Gate for Recorder {
+    fn quick(&self, call: NativeCall) -> BoxFuture<'_, Quick> {
+        Box::pin(async move { (self.quick)(&call) })
+    }
+    fn ask(&self, call: NativeCall) -> BoxFuture<'_, Verdict> {
+        Box::pin(async move {
+            self.asked.lock().unwrap().push(call.clone());
+            tokio::time::sleep(self.ask_wait).await;
+            Verdict::Allow { input: call.input }
+        })
+    }
+    fn report(&self, event: NativeEvent) -> BoxFuture<'_, ()> {
+        Box::pin(async move { self.events.lock().unwrap().push(event) })
+    }
+}
+
+fn recorder(quick: impl Fn(&NativeCall) -> Quick + Send + Sync + 'static) -> Arc<Recorder> {
+    Arc::new(Recorder {
+        quick: Box::new(quick),
+        asked: Mutex::default(),
+        events: Mutex::default(),
+        ask_wait: Duration::ZERO,
+    })
+}
+
+struct World {
+    _dir: tempfile::TempDir,
+    work: PathBuf,
+    engine: CodexEngine,
+    server: Responses,
+}
+
+async fn world(script: Vec<Vec<serde_json::Value>>) -> World {
+    // Not under /tmp: Codex won't make its helpers there.
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let work = root.join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    let server = Responses::start(script).await;
+    let engine = CodexEngine::new(
+        Provider {
+            settings: ProviderSettings {
+                name: "codex-test".into(),
+                kind: ProviderKind::Codex,
+                base_url: server.url.clone(),
+                model: "test-model".into(),
+                context_tokens: 100_000,
+                max_tokens: 4096,
+                bin: Some(codex_bin::codex_bin().to_string_lossy().into_owned()),
+            },
+            key: Some("sk-test".into()),
+        },
+        &root.join("home"),
+    );
+    World {
+        _dir: dir,
+        work,
+        engine,
+        server,
+    }
+}
+
+fn turn(w: &World, prompt: &str) -> NativeTurn {
+    NativeTurn {
+        chat: "chat1".into(),
+        work: w.work.clone(),
+        system: "You are Conch's assistant.".into(),
+        prompt: prompt.into(),
+        mode: Mode::Ask,
+        tight: false,
+        hidden: Vec::new(),
+        sealing: true,
+    }
+}
+
+async fn run_turn(
+    w: &World,
+    gate: Arc<Recorder>,
+    prompt: &str,
+) -> Result<(), engines::EngineError> {
+    let (_stop, rx) = tokio::sync::watch::channel(false);
+    tokio::time::timeout(
+        Duration::from_secs(60),
+        w.engine.turn(turn(w, prompt), gate, rx),
+    )
+    .await
+    .expect("the turn ends")
+}
+
+#[tokio::test]
+async fn what_codex_says_and_runs_reaches_the_gate_in_order() {
+    let w = world(vec![
+        vec![say("Looking first."), run("c1", "echo héllo wörld")],
+        vec![say("Done ✓ — it said héllo.")],
+    ])
+    .await;
+    let gate = recorder(|_| Quick::Allow);
+    run_turn(&w, gate.clone(), "Say hello").await.unwrap();
+    let events = gate.events.lock().unwrap().clone();
+    let called = events
+        .iter()
+        .position(|e| matches!(e, NativeEvent::ToolCalled(c) if c.id == "c1"))
+        .expect("the call is reported");
+    let finished = events
+        .iter()
+        .position(|e| matches!(e, NativeEvent::ToolFinished { id, ok: true, output } if id == "c1" && output.contains("héllo wörld")))
+        .unwrap_or_else(|| panic!("the result is reported: {events:#?}"));
+    let first_text = events
+        .iter()
+        .position(|e| matches!(e, NativeEvent::Text(t) if t.contains("Looking first.")))
+        .expect("the first words");
+    let last_text = events
+        .iter()
+        .position(|e| matches!(e, NativeEvent::Text(t) if t.contains("Done ✓")))
+        .expect("the last words");
+    assert!(
+        first_text < called && called < finished && finished < last_text,
+        "{events:#?}"
+    );
+    let NativeEvent::ToolCalled(call) = &events[called] else {
+        unreachable!()
+    };
+    assert_eq!(call.tool, "commandExecution");
+    assert_eq!(call.input["command"], "echo héllo wörld");
+    assert_eq!(
+        call.input["sandboxed"], true,
+        "sealing is on: Codex seals it"
+    );
+    // The model heard back what ran.
+    assert!(w.server.output_of("c1").unwrap().contains("héllo wörld"));
+}
+
+#[tokio::test]
+async fn a_denied_call_never_runs_and_its_refusal_is_the_result() {
+    denied(false).await;
+}
+
+#[tokio::test]
+async fn a_denied_call_never_runs_through_codexs_own_pipe_either() {
+    denied(true).await;
+}
+
+async fn denied(codex_pipe: bool) {
+    let mut w = world(vec![vec![run("c1", "touch made-it")], vec![say("ok")]]).await;
+    if codex_pipe {
+        w.engine = w.engine.with_codex_pipe();
+    }
+    let gate = recorder(|_| Quick::Deny("Conch said no.".into()));
+    run_turn(&w, gate.clone(), "Make a file").await.unwrap();
+    assert!(!w.work.join("made-it").exists());
+    let events = gate.events.lock().unwrap().clone();
+    assert!(
+        events.iter().any(|e| matches!(e, NativeEvent::ToolFinished { id, ok: false, output } if id == "c1" && output == "Conch said no.")),
+        "{events:#?}"
+    );
+    assert!(w.server.output_of("c1").unwrap().contains("Conch said no."));
+}
+
+#[tokio::test]
+async fn a_chat_keeps_its_codex_thread() {
+    let w = world(vec![vec![say("First.")], vec![say("Second.")]]).await;
+    run_turn(&w, recorder(|_| Quick::Allow), "The first question ✓")
+        .await
+        .unwrap();
+    run_turn(&w, recorder(|_| Quick::Allow), "The second question")
+        .await
+        .unwrap();
+    let requests = w.server.requests();
+    assert_eq!(requests.len(), 2);
+    let second = requests[1]["input"].to_string();
+    assert!(second.contains("The first question ✓"), "{second}");
+    assert!(second.contains("First."), "{second}");
+    assert_eq!(
+        requests[0]["prompt_cache_key"],
+        requests[1]["prompt_cache_key"]
+    );
+}
+
+#[tokio::test]
+async fn stop_ends_a_turn_that_waits_for_the_owner() {
+    let w = world(vec![vec![run("c1", "touch late")], vec![say("ok")]]).await;
+    let gate = Arc::new(Recorder {
+        quick: Box::new(|_| Quick::Ask("May I?".into())),
+        asked: Mutex::default(),
+        events: Mutex::default(),
+        ask_wait: Duration::from_secs(3600),
+    });
+    let (stop, rx) = tokio::sync::watch::channel(false);
+    let g = gate.clone();
+    let running = tokio::spawn(async move {
+        let t = turn(&w, "Make it");
+        let r = w.engine.turn(t, g, rx).await;
+        (r, w)
+    });
+    for _ in 0..600 {
+        if !gate.asked.lock().unwrap().is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(gate.asked.lock().unwrap().len(), 1, "the hook asks");
+    stop.send(true).unwrap();
+    let (result, w) = tokio::time::timeout(Duration::from_secs(10), running)
+        .await
+        .expect("Stop ends it")
+        .unwrap();
+    assert_eq!(result, Err(engines::EngineError::Stopped));
+    assert!(!w.work.join("late").exists());
+}
+
+#[tokio::test]
+async fn what_is_typed_into_a_command_later_reaches_nothing_it_reads() {
+    let w = world(vec![
+        vec![serde_json::json!({ "type": "function_call", "id": "fc_c1", "call_id": "c1",
+            "name": "exec_command",
+            "arguments": serde_json::json!({"cmd": "bash", "tty": true, "yield_time_ms": 500}).to_string() })],
+        vec![type_into("c2", "touch typed-in; echo typed\n")],
+        vec![say("ok")],
+    ])
+    .await;
+    let gate = recorder(|_| Quick::Allow);
+    run_turn(&w, gate.clone(), "Open a shell").await.unwrap();
+    assert!(
+        !w.work.join("typed-in").exists(),
+        "the shell the owner allowed read what was typed later"
+    );
+    // The shell itself ran: it ended at once, its input being /dev/null.
+    let events = gate.events.lock().unwrap().clone();
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, NativeEvent::ToolFinished { id, ok: true, .. } if id == "c1")),
+        "{events:#?}"
+    );
+}
+
+#[tokio::test]
+async fn a_home_under_tmp_is_refused_with_a_sentence() {
+    let server = Responses::start(vec![vec![say("never")]]).await;
+    let tmp = tempfile::tempdir_in(std::env::temp_dir()).unwrap();
+    let work = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let engine = CodexEngine::new(
+        Provider {
+            settings: ProviderSettings {
+                name: "codex-test".into(),
+                kind: ProviderKind::Codex,
+                base_url: server.url.clone(),
+                model: String::new(),
+                context_tokens: 100_000,
+                max_tokens: 4096,
+                bin: Some(codex_bin::codex_bin().to_string_lossy().into_owned()),
+            },
+            key: None,
+        },
+        tmp.path(),
+    );
+    let (_stop, rx) = tokio::sync::watch::channel(false);
+    let t = NativeTurn {
+        chat: "c".into(),
+        work: work.path().to_path_buf(),
+        system: String::new(),
+        prompt: "hi".into(),
+        mode: Mode::Ask,
+        tight: false,
+        hidden: Vec::new(),
+        sealing: true,
+    };
+    let err = engine
+        .turn(t, recorder(|_| Quick::Allow), rx)
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("Codex won't run with its folder under"),
+        "{err}"
+    );
+    assert!(server.requests().is_empty());
+}
