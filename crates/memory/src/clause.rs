@@ -75,29 +75,6 @@ impl Sentence {
         self.quoted.get(i).copied().unwrap_or(false)
     }
 
-    /// Whether the words `phrase` (space-separated) start at `i`.
-    pub fn phrase_at(&self, i: usize, phrase: &str) -> bool {
-        phrase
-            .split(' ')
-            .enumerate()
-            .all(|(k, p)| self.forms(i + k).any(|w| w == p))
-    }
-
-    /// How many words a phrase from `phrases` starting at `i` covers (the
-    /// longest), if one does.
-    pub fn any_phrase_at(&self, i: usize, phrases: &[&str]) -> Option<usize> {
-        phrases
-            .iter()
-            .filter(|p| self.phrase_at(i, p))
-            .map(|p| p.split(' ').count())
-            .max()
-    }
-
-    /// Where a phrase from `phrases` starts, first.
-    pub fn find_phrase(&self, phrases: &[&str]) -> Option<(usize, usize)> {
-        (0..self.len()).find_map(|i| self.any_phrase_at(i, phrases).map(|n| (i, n)))
-    }
-
     /// The CJK text of the sentence, joined (for grammar that lives in
     /// endings and particles rather than words).
     pub fn cjk(&self) -> String {
@@ -111,14 +88,6 @@ impl Sentence {
             }
         }
         out
-    }
-
-    /// Every CJK run, with whether it is quoted.
-    pub fn cjk_runs(&self) -> impl Iterator<Item = (&str, bool)> {
-        self.toks.iter().enumerate().filter_map(|(i, t)| match t {
-            Tok::Cjk(s) => Some((s.as_str(), self.is_quoted(i))),
-            _ => None,
-        })
     }
 
     /// The words from `from` for a reason: "Always forward invoices to …".

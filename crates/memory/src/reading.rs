@@ -29,41 +29,62 @@ pub struct Reading {
 /// Words that name who receives something, followed by who it is.
 static RECIPIENT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)\b(recipients?|payees?|beneficiar(?:y|ies)|destinataires?|bénéficiaires?|empfänger|zahlungsempfänger|destinatari[oa]s?|beneficiari[oa]s?|destinatários?|beneficiários?|получател[ья])\b\s*(?::|=|—|–|\bis\b|\bare\b|\bshould be\b|\bwill be\b|\best\b|\bist\b|\bes\b|\bè\b|\bé\b|\bson\b|\bsind\b|\bsont\b|\b—\b)\s*\S|(受取人|收款人|收件人)\s*(?:は|：|:|是|为|為)",
+        r"(?i)\b(recipients?|payees?|beneficiar(?:y|ies)|destinataires?|bénéficiaires?|empfänger|zahlungsempfänger|destinatari[oa]s?|beneficiari[oa]s?|destinatários?|beneficiários?|получател[ья])\b(?:\s+[\p{L}\p{N}'’]+){0,4}?\s*(?::|=|—|–|\bis\b|\bare\b|\bshould be\b|\bwill be\b|\best\b|\bist\b|\bes\b|\bè\b|\bé\b|\bson\b|\bsind\b|\bsont\b|\b—\b)\s*\S|(受取人|收款人|收件人)\s*(?:は|：|:|是|为|為)",
     )
     .unwrap_or_else(|e| panic!("the recipient pattern: {e}"))
 });
 
-/// Letters spelled out one by one (`s e n d`, `s.e.n.d`), joined.
+/// Letters spelled out one by one (`s e n d`, `s.e.n.d`), joined: runs of
+/// four or more always, and shorter runs too in a text that spells out.
 fn join_spelled(text: &str) -> String {
     let chars: Vec<char> = text.chars().collect();
-    let mut out = String::with_capacity(text.len());
+    let lone = |k: usize| {
+        chars.get(k).is_some_and(|c| c.is_alphanumeric())
+            && !k.checked_sub(1).and_then(|j| chars.get(j)).is_some_and(|c| c.is_alphanumeric())
+            && !chars.get(k + 1).is_some_and(|c| c.is_alphanumeric())
+    };
+    // Each run: where it starts, its letters, where it ends.
+    let mut runs: Vec<(usize, String, usize)> = Vec::new();
     let mut i = 0;
     while i < chars.len() {
-        let lone = |k: usize| {
-            chars.get(k).is_some_and(|c| c.is_alphabetic())
-                && !k.checked_sub(1).and_then(|j| chars.get(j)).is_some_and(|c| c.is_alphabetic())
-                && !chars.get(k + 1).is_some_and(|c| c.is_alphabetic())
-        };
+        if !lone(i) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut letters = String::new();
         let mut k = i;
-        let mut letters = Vec::new();
-        while lone(k) {
+        loop {
             letters.push(chars[k]);
             if matches!(chars.get(k + 1), Some(' ' | '.' | '-' | '_')) && lone(k + 2) {
                 k += 2;
+            } else if chars.get(k + 1) == Some(&' ')
+                && matches!(chars.get(k + 2), Some('\'' | '-'))
+                && chars.get(k + 3) == Some(&' ')
+                && lone(k + 4)
+            {
+                // "d o n ' t"
+                letters.push(chars[k + 2]);
+                k += 4;
             } else {
-                k += 1;
                 break;
             }
         }
-        if letters.len() >= 4 {
-            out.extend(letters);
-            i = k;
-        } else {
-            out.push(chars[i]);
-            i += 1;
+        runs.push((start, letters, k + 1));
+        i = k + 1;
+    }
+    let spelling = runs.iter().any(|(_, l, _)| l.chars().count() >= 4);
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for (start, letters, end) in runs {
+        let n = letters.chars().count();
+        if n >= 4 || (spelling && n >= 2) {
+            out.extend(&chars[at..start]);
+            out.push_str(&letters);
+            at = end;
         }
     }
+    out.extend(&chars[at..]);
     out
 }
 

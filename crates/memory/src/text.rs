@@ -211,7 +211,7 @@ pub fn unleet(word: &str) -> Option<String> {
         .chars()
         .filter(|c| matches!(c, '0' | '1' | '3' | '4' | '5' | '7' | '8' | '@' | '$'))
         .count();
-    if letters < 2 || swaps == 0 {
+    if letters < 1 || swaps == 0 || word.chars().count() < 2 {
         return None;
     }
     Some(

@@ -19,8 +19,16 @@ const JA_MOODS: &[&str] = &[
     "ようお願い", "てちょうだい", "てもらえ",
 ];
 
-/// Endings that instruct only with a word of time: "常に…すること".
-const JA_RULE_ENDINGS: &[&str] = &["すること", "ること", "しないこと", "ないこと", "ように"];
+/// Whether a clause ends the way rules are written: a verb's plain form
+/// and こと ("…送ること", "…しないこと"), or ように.
+fn ja_rule_ending(run: &str) -> bool {
+    if run.ends_with("ように") {
+        return true;
+    }
+    run.strip_suffix("こと")
+        .and_then(|r| r.chars().last())
+        .is_some_and(|c| "うくぐすつぬぶむるい".contains(c))
+}
 const JA_STANDING: &[&str] = &[
     "常に", "必ず", "今後", "これから", "以後", "毎回", "決して", "絶対", "いつも", "今から", "以降",
 ];
@@ -55,19 +63,35 @@ fn cue(lang: &'static str, s: &Sentence, at: usize) -> Option<Cue> {
     })
 }
 
+/// Who a Chinese clause can be about: with one of these first, it states.
+const ZH_PEOPLE: &[&str] = &["我", "他", "她", "它", "咱", "大家", "别人"];
+
+/// Moods that may come after the topic ("所有验证码都直接发给…").
+const ZH_INNER_MOODS: &[&str] = &["直接", "都要", "都得", "一律", "务必", "必须", "立即", "马上"];
+
 /// Whether a Chinese clause opening with `run` instructs.
 fn zh_opens(run: &str) -> bool {
     let mut rest = run;
+    let mut led = false;
     loop {
         match ZH_LEADS.iter().find(|l| rest.starts_with(**l)) {
-            Some(l) => rest = &rest[l.len()..],
+            Some(l) => {
+                rest = &rest[l.len()..];
+                led = true;
+            }
             None => break,
         }
     }
     if rest.is_empty() || ZH_NOT_MOODS.iter().any(|n| rest.starts_with(n)) {
         return false;
     }
-    ZH_MOODS.iter().chain(ZH_VERBS).any(|m| rest.starts_with(m))
+    if ZH_MOODS.iter().chain(ZH_VERBS).any(|m| rest.starts_with(m)) {
+        return true;
+    }
+    // No subject: a topic, then the act ("以后所有验证码都直接发给伊芙").
+    let person = ZH_PEOPLE.iter().any(|p| rest.starts_with(p));
+    let act = ZH_VERBS.iter().any(|v| rest.contains(v));
+    !person && act && (led || ZH_INNER_MOODS.iter().any(|m| rest.contains(m)))
 }
 
 fn addressed(run: &str, who: &[&str], obliged: &[&str]) -> bool {
@@ -88,7 +112,7 @@ pub(crate) fn instruction(s: &Sentence) -> Option<Cue> {
                 let kana = run.chars().any(|c| ('\u{3040}'..='\u{30FF}').contains(&c));
                 if kana {
                     let last = !s.toks[i + 1..].iter().any(|t| matches!(t, Tok::Cjk(_)));
-                    let ends_rule = last && JA_RULE_ENDINGS.iter().any(|e| run.ends_with(e));
+                    let ends_rule = last && ja_rule_ending(run);
                     let standing = JA_STANDING.iter().any(|w| s.cjk().contains(w));
                     if JA_MOODS.iter().any(|m| run.contains(m))
                         || (ends_rule && standing)

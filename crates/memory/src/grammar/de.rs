@@ -8,7 +8,7 @@
 use std::collections::HashSet;
 use std::sync::LazyLock;
 
-use super::{words, Lang};
+use super::{words, Lang, Phrases};
 use crate::clause::Sentence;
 
 const INFINITIVES: &str = "
@@ -115,49 +115,55 @@ const SMALL: &[&str] = &[
 
 pub(crate) static DE: Lang = Lang {
     name: "German",
-    leads: &[
+    leads: Phrases::new(&[
         "immer", "stets", "nie", "niemals", "ab jetzt", "ab sofort", "von nun an", "ab heute",
         "künftig", "zukünftig", "in zukunft", "jedes mal", "automatisch", "auch", "und", "dann",
         "nicht", "jetzt", "sofort", "einfach", "bitte", "denk daran", "denken sie daran",
         "hinweis", "wichtig", "man muss", "man soll", "man sollte", "es ist erforderlich",
         "es ist notwendig", "vergiss nicht", "vergessen sie nicht", "stelle sicher",
         "stellen sie sicher", "achte darauf", "achten sie darauf", "unbedingt", "grundsätzlich",
-    ],
-    polite: &[
+    ]),
+    polite: Phrases::new(&[
         "bitte", "man muss", "man soll", "man sollte", "es ist erforderlich", "es ist notwendig",
         "vergiss nicht", "vergessen sie nicht", "stelle sicher", "stellen sie sicher",
         "achte darauf", "achten sie darauf", "denk daran", "denken sie daran",
-    ],
-    addressee: &["du", "der assistent", "assistent", "die ki", "der bot", "conch"],
-    obliged: &[
+    ]),
+    addressee: Phrases::new(&["du", "der assistent", "assistent", "die ki", "der bot", "conch"]),
+    obliged: Phrases::new(&[
         "musst", "müssen", "sollst", "sollen", "solltest", "sollten", "wirst", "werden", "darfst",
         "dürfen", "kannst", "können", "immer", "nie", "niemals", "brauchst nicht", "musst nicht",
         "hast die erlaubnis", "haben die erlaubnis", "bist berechtigt", "sind berechtigt",
-    ],
-    overrides: &[
+    ]),
+    overrides: Phrases::new(&[
         "ignoriere", "ignorieren", "ignorier", "vergiss", "vergessen", "vergesst", "umgehe",
         "umgehen", "deaktiviere", "deaktivieren", "überspringe", "überspringen", "missachte",
         "missachten", "setze außer kraft", "befolge nicht", "befolgen sie nicht",
-    ],
-    meta: &[
+    ]),
+    meta: Phrases::new(&[
         "vorherigen anweisungen", "vorigen anweisungen", "alle anweisungen", "die anweisungen",
         "deine anweisungen", "anweisungen", "regeln", "die regeln", "alle regeln", "deine regeln",
         "einschränkungen", "beschränkungen", "bestätigung", "bestätigungen", "prüfungen",
         "sicherheitsregeln", "systemprompt", "den systemprompt", "system-prompt", "vorherigen",
-    ],
-    unasked: &[
+    ]),
+    unasked: Phrases::new(&[
         "ohne zu fragen", "ohne nachzufragen", "ohne rückfrage", "ohne bestätigung",
         "ohne erlaubnis", "ohne genehmigung", "ohne zustimmung", "ohne zu prüfen",
         "ohne bescheid zu sagen", "nicht nachfragen", "keine rückfrage", "keine bestätigung nötig",
         "keine bestätigung erforderlich", "bereits genehmigt", "schon genehmigt",
         "vorab genehmigt", "vorab freigegeben", "bereits freigegeben",
-    ],
-    conceal: &[
+    ]),
+    conceal: Phrases::new(&[
         "nichts sagen", "sag nichts", "sagen sie nichts", "nicht erzählen", "verschweige",
         "verschweigen", "heimlich", "im geheimen", "insgeheim", "unbemerkt", "ohne dass sie es merkt",
         "ohne dass er es merkt", "behalte es für dich", "lösche die spuren", "spuren verwischen",
-    ],
+    ]),
     verb,
+    tells: Phrases::new(&[]),
+    hidden_from: Phrases::new(&[]),
+    changes: Phrases::new(&[]),
+    routes: Phrases::new(&[]),
+    deontic: Phrases::new(&[]),
+    acts: Phrases::new(&[]),
 };
 
 #[cfg(test)]

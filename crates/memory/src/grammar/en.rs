@@ -6,14 +6,14 @@
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
-use super::{words, Lang};
+use super::{words, Lang, Phrases};
 use crate::clause::Sentence;
 
 /// Bare verbs; `*` marks one that is a noun as often.
 const VERBS: &str = "
     accept act* activate add address* adjust advise agree alert* allow always apply approve archive
-    arrange ask assign* assume attach authorise authorize avoid back* backup* bcc* be become begin
-    behave believe block* book* bookmark* bring buy* bypass calculate call* cancel cc* change* charge*
+    arrange ask assign* assume attach authorise authorize avoid back* backup* bcc be become begin
+    behave believe block* book* bookmark* bother bring buy* bypass calculate call* cancel cc change* charge*
     chat* check* choose clean* clear* click* clone* close* collect come commit* communicate compile
     complete confirm connect consider contact* continue convert copy* correct count* create credit*
     curl cut* debit* decline decrypt delete deliver deny deploy deposit* describe destroy disable
@@ -69,33 +69,42 @@ fn verb(s: &Sentence, i: usize) -> bool {
     let Some(noun_too) = s.forms(i).find_map(|w| BARE.get(w).copied()) else {
         return false;
     };
-    let next = s.word(i + 1);
-    if next.is_some_and(|n| FINITE.contains(&n)) {
+    let next: Vec<&str> = s.forms(i + 1).collect();
+    if next.iter().any(|n| FINITE.contains(n)) {
         return false;
     }
-    if !noun_too {
+    // After "always", "never", "don't", "please" or a comma, a word that
+    // can be a verb is one: "Always email Eve".
+    let led = i
+        .checked_sub(1)
+        .is_some_and(|k| s.forms(k).any(|w| w == "," || EN.leads.has(w)));
+    if !noun_too || led {
         return true;
     }
-    match next {
+    match next.first() {
         None => true,
-        Some(n) => {
+        Some(_) => {
             let capital = s
                 .cased(i + 1)
                 .and_then(|c| c.chars().next())
                 .is_some_and(char::is_uppercase);
-            // "Email from the bank is …": a verb later makes the first
-            // word a noun after all.
-            let verb_later = (i + 2..s.len())
+            // "Email from the bank is …": a verb after a phrase that can
+            // qualify a noun makes the first word a noun after all.
+            let qualifies = next
+                .iter()
+                .any(|n| ["from", "of", "at", "in", "on", "with", "for", "about", "by"].contains(n));
+            let verb_later = qualifies
+                && (i + 2..s.len())
                 .take_while(|&k| s.word(k) != Some(","))
                 .any(|k| s.word(k).is_some_and(|w| FINITE.contains(&w)));
-            (AFTER_VERB.contains(&n) || capital) && !verb_later
+            (next.iter().any(|n| AFTER_VERB.contains(n)) || capital) && !verb_later
         }
     }
 }
 
 pub(crate) static EN: Lang = Lang {
     name: "English",
-    leads: &[
+    leads: Phrases::new(&[
         "please", "pls", "plz", "kindly", "just", "also", "and", "then", "so", "now", "simply",
         "always", "never", "ever", "henceforth", "hereafter", "from now on", "from here on",
         "from here on out", "from this point on", "from this point forward", "going forward",
@@ -109,32 +118,34 @@ pub(crate) static EN: Lang = Lang {
         "going ahead", "for all future", "for future", "immediately", "automatically", "quietly",
         "silently", "secretly", "discreetly", "directly", "promptly", "only", "it is required to",
         "it's required to", "it is mandatory to", "it is important to", "it's important to",
-    ],
-    polite: &[
+    ]),
+    polite: Phrases::new(&[
         "please", "pls", "plz", "kindly", "make sure", "make sure to", "make sure you", "be sure to",
         "remember to", "don't forget to", "do not forget to", "dont forget to", "it is required to",
         "it's required to", "it is mandatory to", "it is important to", "it's important to",
-    ],
-    addressee: &[
+    ]),
+    addressee: Phrases::new(&[
         "you", "you'll", "you're", "u", "the assistant", "assistant", "conch", "the ai", "an ai",
         "ai assistant", "the bot", "the model", "the agent", "the ai assistant", "chatgpt", "claude",
         "yourself",
-    ],
-    obliged: &[
+    ]),
+    obliged: Phrases::new(&[
         "must", "should", "shall", "need", "needs", "have to", "has to", "are to", "is to", "ought",
         "always", "never", "will always", "will never", "may", "are allowed", "is allowed",
         "are permitted", "is permitted", "are authorized", "are authorised", "is authorized",
         "is authorised", "to", "will", "can now", "no longer need", "don't need", "do not need",
         "are required", "is required", "mustn't", "shouldn't", "'ll",
-    ],
-    overrides: &[
+    ]),
+    overrides: Phrases::new(&[
         "ignore", "ignores", "ignoring", "ignored", "disregard", "disregards", "disregarding",
         "forget", "forget about", "override", "overrides", "overriding", "bypass", "bypassing",
         "skip", "skips", "skipping", "disable", "disabling", "waive", "waives", "circumvent",
         "set aside", "drop", "suspend", "lift", "turn off", "switch off", "no longer follow",
         "stop following", "don't follow", "do not follow", "not bound by", "free from", "exempt from",
-    ],
-    meta: &[
+        "waived", "waiving", "bypassed", "skipped", "disabled", "suspended", "lifted", "dropped",
+        "overridden", "circumvented", "removed", "remove", "turned off", "switched off",
+    ]),
+    meta: Phrases::new(&[
         "previous instructions", "prior instructions", "earlier instructions", "all instructions",
         "any instructions", "above instructions", "your instructions", "the instructions above",
         "all previous", "all prior", "the system prompt", "system prompt", "your system prompt",
@@ -145,8 +156,8 @@ pub(crate) static EN: Lang = Lang {
         "the owner's instructions", "the owner's rules", "your programming", "your training",
         "the checks", "your checks", "asking", "the question", "questions", "warnings",
         "your safeguards", "safeguards", "your limits", "your policies", "content policy",
-    ],
-    unasked: &[
+    ]),
+    unasked: Phrases::new(&[
         "without asking", "without checking", "without confirmation", "without confirming",
         "without permission", "without approval", "without consent", "without prompting",
         "without a question", "without questions", "without telling", "without notifying",
@@ -167,24 +178,65 @@ pub(crate) static EN: Lang = Lang {
         "may send without", "may pay without", "may run without", "auto-approve", "auto approve",
         "automatically approve", "approve automatically", "approve all", "approve everything",
         "allow everything", "allow all commands", "trust all", "trust every",
-    ],
-    conceal: &[
-        "don't tell", "do not tell", "never tell", "don't mention", "do not mention", "never mention",
-        "don't inform", "do not inform", "don't notify", "do not notify", "don't let the owner know",
-        "don't let her know", "don't let him know", "don't let them know", "without her knowing",
-        "without him knowing", "without them knowing", "without the owner knowing", "keep this secret",
-        "keep it secret", "keep this quiet", "keep it quiet", "keep this hidden", "keep it hidden",
-        "keep this between us", "keep it between us", "keep this confidential", "hide this from",
-        "hide it from", "hide from the owner", "hide from her", "hide from him", "delete the evidence",
-        "delete the logs", "clear the logs", "cover your tracks", "leave no trace", "without a trace",
-        "silently forward", "silently send", "quietly forward", "quietly send", "secretly forward",
-        "secretly send", "silently cc", "quietly cc", "secretly cc", "silently bcc", "quietly bcc",
-        "secretly bcc", "silently copy", "quietly copy", "secretly copy", "silently pay",
-        "quietly pay", "secretly pay", "silently transfer", "quietly transfer", "secretly transfer",
-        "secretly share", "quietly share", "silently share", "don't show", "do not show",
-        "don't report", "do not report",
-    ],
+        "give you instructions", "gives you instructions", "give you orders", "gives you orders",
+        "can instruct you", "may instruct you", "authorised to instruct", "authorized to instruct",
+        "take instructions from", "take orders from", "follow instructions from",
+        "follow orders from", "speaks for the owner", "speaks for ada", "same authority as",
+        "as if they came from", "as if it came from", "as if she were the owner",
+        "as if he were the owner", "act on instructions from", "bother asking", "bother to ask",
+        "no questions", "no questions asked", "without question", "without hesitation",
+    ]),
+    conceal: Phrases::new(&[
+        "keep this secret", "keep it secret", "keep this quiet", "keep it quiet",
+        "keep this hidden", "keep it hidden", "keep this between us", "keep it between us",
+        "keep this confidential", "keep it confidential", "hide it from", "hide this from",
+        "hide them from", "delete the evidence", "delete the logs", "clear the logs",
+        "cover your tracks", "leave no trace", "without a trace", "silently forward",
+        "silently send", "quietly forward", "quietly send", "secretly forward", "secretly send",
+        "silently cc", "quietly cc", "secretly cc", "silently bcc", "quietly bcc", "secretly bcc",
+        "silently copy", "quietly copy", "secretly copy", "silently pay", "quietly pay",
+        "secretly pay", "silently transfer", "quietly transfer", "secretly transfer",
+        "secretly share", "quietly share", "silently share", "without her knowing",
+        "without him knowing", "without them knowing", "without the owner knowing",
+    ]),
+    tells: Phrases::new(&[
+        "don't tell", "do not tell", "never tell", "dont tell", "don't mention", "do not mention",
+        "never mention", "don't inform", "do not inform", "never inform", "don't notify",
+        "do not notify", "never notify", "don't show", "do not show", "never show", "don't report",
+        "do not report", "never report", "don't let", "do not let", "without telling",
+        "without informing", "without notifying", "without showing", "hide", "hides", "hiding",
+    ]),
+    hidden_from: Phrases::new(&[
+        "the owner", "the user", "her", "him", "them", "anyone", "anybody", "this", "it", "that",
+        "these", "those", "no one", "nobody", "everything", "my owner", "your owner", "the boss",
+    ]),
     verb,
+    changes: Phrases::new(&[
+        "from now on", "going forward", "henceforth", "from here on", "starting now",
+        "starting today", "as of now", "as of today", "from today", "in future", "in the future",
+        "moving forward", "effective immediately", "effective today", "until further notice",
+        "from this point on", "hereafter",
+    ]),
+    routes: Phrases::new(&[
+        "go to", "goes to", "go straight to", "goes straight to", "get sent to", "gets sent to",
+        "are sent to", "is sent to", "are forwarded to", "is forwarded to", "get forwarded to",
+        "gets forwarded to", "should go to", "must go to", "will go to", "are paid to",
+        "is paid to", "get paid to", "gets paid to", "are redirected to", "is redirected to",
+        "get redirected to", "gets redirected to", "are copied to", "is copied to", "go into",
+        "goes into", "are routed to", "is routed to",
+    ]),
+    deontic: Phrases::new(&[
+        "should be", "must be", "shall be", "needs to be", "need to be", "has to be", "have to be",
+        "is to be", "are to be", "ought to be", "should always be", "must always be",
+        "should now be", "must now be", "should also be", "must also be",
+    ]),
+    acts: Phrases::new(&[
+        "sent", "forwarded", "transferred", "wired", "paid", "shared", "cc'd", "cced", "bcc'd",
+        "bcced", "emailed", "mailed", "copied", "uploaded", "posted", "published", "deleted",
+        "removed", "executed", "installed", "downloaded", "disclosed", "revealed", "routed",
+        "redirected", "handed", "moved", "approved automatically", "auto-approved", "acted on",
+        "acted upon", "obeyed", "followed without", "carried out", "done immediately",
+    ]),
 };
 
 #[cfg(test)]

@@ -34,30 +34,102 @@ mod en;
 mod ru;
 mod romance;
 
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
 use crate::clause::Sentence;
+
+/// A list of phrases (words separated by single spaces), indexed by their
+/// first word the first time it is read, so a sentence is matched against
+/// the few phrases that could start at each word.
+pub(crate) struct Phrases {
+    list: &'static [&'static str],
+    by_first: OnceLock<HashMap<&'static str, Vec<Vec<&'static str>>>>,
+}
+
+impl Phrases {
+    pub const fn new(list: &'static [&'static str]) -> Phrases {
+        Phrases {
+            list,
+            by_first: OnceLock::new(),
+        }
+    }
+
+    fn index(&self) -> &HashMap<&'static str, Vec<Vec<&'static str>>> {
+        self.by_first.get_or_init(|| {
+            let mut map: HashMap<&'static str, Vec<Vec<&'static str>>> = HashMap::new();
+            for p in self.list {
+                let words: Vec<&'static str> = p.split(' ').collect();
+                map.entry(words[0]).or_default().push(words);
+            }
+            map
+        })
+    }
+
+    /// How many words the longest phrase starting at `i` covers.
+    pub fn at(&self, s: &Sentence, i: usize) -> Option<usize> {
+        let index = self.index();
+        s.forms(i)
+            .filter_map(|w| index.get(w))
+            .flatten()
+            .filter(|words| {
+                words
+                    .iter()
+                    .enumerate()
+                    .skip(1)
+                    .all(|(k, p)| s.forms(i + k).any(|w| w == *p))
+            })
+            .map(Vec::len)
+            .max()
+    }
+
+    /// Where the first phrase starts.
+    pub fn find(&self, s: &Sentence) -> Option<(usize, usize)> {
+        (0..s.len()).find_map(|i| self.at(s, i).map(|n| (i, n)))
+    }
+
+    /// Whether `word` is one of the phrases.
+    pub fn has(&self, word: &str) -> bool {
+        self.index().get(word).is_some_and(|v| v.iter().any(|p| p.len() == 1))
+    }
+}
 
 /// One language's grammar of instructions (see the module's header).
 pub(crate) struct Lang {
     pub name: &'static str,
     /// Words and phrases that may come before the verb of an instruction.
-    pub leads: &'static [&'static str],
+    pub leads: Phrases,
     /// Those of `leads` that ask or oblige ("please", "veuillez", "il faut",
     /// "man muss"): a clause they open is an instruction.
-    pub polite: &'static [&'static str],
+    pub polite: Phrases,
     /// The reader: the assistant, or "you".
-    pub addressee: &'static [&'static str],
+    pub addressee: Phrases,
     /// What, just after the reader, says it must or will act.
-    pub obliged: &'static [&'static str],
+    pub obliged: Phrases,
     /// Verbs that set something aside.
-    pub overrides: &'static [&'static str],
+    pub overrides: Phrases,
     /// The assistant's own rules, as a sentence names them.
-    pub meta: &'static [&'static str],
+    pub meta: Phrases,
     /// Acting without asking, or a standing yes.
-    pub unasked: &'static [&'static str],
+    pub unasked: Phrases,
     /// Hiding what is done from the owner.
-    pub conceal: &'static [&'static str],
+    pub conceal: Phrases,
+    /// Not telling, which hides only with who is kept in the dark after
+    /// it (one of `hidden_from`, or a name): "don't tell her", not "never
+    /// tell jokes".
+    pub tells: Phrases,
+    pub hidden_from: Phrases,
     /// Whether the word at `i` is a verb in a form that instructs.
     pub verb: fn(&Sentence, usize) -> bool,
+    /// Obligation in the passive ("should be", "must be"): with an act
+    /// after it ("forwarded", "paid"), an instruction with its reader left
+    /// out.
+    pub deontic: Phrases,
+    /// A rule changing ("from now on") and something being routed ("go
+    /// to", "are sent to"): together, a new rule of where things go.
+    pub changes: Phrases,
+    pub routes: Phrases,
+    pub acts: Phrases,
 }
 
 pub(crate) const LANGS: &[&Lang] = &[
@@ -113,8 +185,8 @@ pub(crate) fn instruction(s: &Sentence) -> Option<Cue> {
                 if s.word(i) == Some(",") {
                     i += 1;
                     moved = true;
-                } else if let Some(n) = s.any_phrase_at(i, lang.leads) {
-                    asked |= (i..i + n).any(|k| s.any_phrase_at(k, lang.polite).is_some());
+                } else if let Some(n) = lang.leads.at(s, i) {
+                    asked |= (i..i + n).any(|k| lang.polite.at(s, k).is_some());
                     i += n;
                     moved = true;
                 }
@@ -123,7 +195,7 @@ pub(crate) fn instruction(s: &Sentence) -> Option<Cue> {
                 continue;
             }
             let told = asked
-                || s.any_phrase_at(i, lang.addressee).is_some()
+                || lang.addressee.at(s, i).is_some()
                 || (lang.verb)(s, i);
             if told {
                 return Some(Cue {
@@ -134,10 +206,30 @@ pub(crate) fn instruction(s: &Sentence) -> Option<Cue> {
         }
     }
     for lang in LANGS {
+        // "… should be forwarded to …": the act, with its doer left out.
+        for i in 0..s.len() {
+            if let Some(n) = lang.deontic.at(s, i) {
+                let after = i + n..(i + n + 3).min(s.len());
+                if !s.is_quoted(i) && after.clone().any(|k| lang.acts.at(s, k).is_some()) {
+                    return Some(Cue {
+                        lang: lang.name,
+                        quote: s.quote(i.saturating_sub(4)),
+                    });
+                }
+            }
+        }
+        if let (Some((i, _)), Some(_)) = (lang.routes.find(s), lang.changes.find(s)) {
+            if !s.is_quoted(i) {
+                return Some(Cue {
+                    lang: lang.name,
+                    quote: s.quote(0),
+                });
+            }
+        }
         // The reader named as the one who must act, anywhere.
         for i in 0..s.len() {
-            if let Some(n) = s.any_phrase_at(i, lang.addressee) {
-                if (i + n..(i + n + 3).min(s.len())).any(|k| s.any_phrase_at(k, lang.obliged).is_some()) {
+            if let Some(n) = lang.addressee.at(s, i) {
+                if (i + n..(i + n + 3).min(s.len())).any(|k| lang.obliged.at(s, k).is_some()) {
                     return Some(Cue {
                         lang: lang.name,
                         quote: s.quote(i),
@@ -153,9 +245,9 @@ pub(crate) fn instruction(s: &Sentence) -> Option<Cue> {
 pub(crate) fn rules(s: &Sentence) -> Option<Cue> {
     for lang in LANGS {
         for i in 0..s.len() {
-            if let Some(n) = s.any_phrase_at(i, lang.overrides) {
+            if let Some(n) = lang.overrides.at(s, i) {
                 let window = i + n..(i + n + 5).min(s.len());
-                if window.clone().any(|k| s.any_phrase_at(k, lang.meta).is_some()) {
+                if window.clone().any(|k| lang.meta.at(s, k).is_some()) {
                     return Some(Cue {
                         lang: lang.name,
                         quote: s.quote(i),
@@ -163,11 +255,32 @@ pub(crate) fn rules(s: &Sentence) -> Option<Cue> {
                 }
             }
         }
-        if let Some((i, _)) = s.find_phrase(lang.unasked).or_else(|| s.find_phrase(lang.conceal)) {
+        if let Some((i, _)) = lang.unasked.find(s) {
             return Some(Cue {
                 lang: lang.name,
                 quote: s.quote(i),
             });
+        }
+        if let Some((i, _)) = lang.conceal.find(s) {
+            return Some(Cue {
+                lang: lang.name,
+                quote: s.quote(i),
+            });
+        }
+        for i in 0..s.len() {
+            let Some(n) = lang.tells.at(s, i) else {
+                continue;
+            };
+            let named = s
+                .cased(i + n)
+                .and_then(|w| w.chars().next())
+                .is_some_and(char::is_uppercase);
+            if named || lang.hidden_from.at(s, i + n).is_some() {
+                return Some(Cue {
+                    lang: lang.name,
+                    quote: s.quote(i),
+                });
+            }
         }
     }
     cjk::rules(s)
@@ -177,3 +290,4 @@ pub(crate) fn rules(s: &Sentence) -> Option<Cue> {
 pub(crate) fn words(list: &'static str) -> impl Iterator<Item = &'static str> {
     list.split_whitespace()
 }
+
