@@ -657,6 +657,7 @@ mod tests {
                 what: "x".into(),
                 call: call.map(String::from),
                 says: None,
+                from: None,
             }),
         )
     }
