@@ -265,6 +265,7 @@ impl Chat {
                 what,
                 call,
                 says,
+                from: None,
             }))
             .await?;
         Ok(())

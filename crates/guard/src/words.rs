@@ -46,6 +46,11 @@ pub fn question(tool: &str, action: &Action) -> String {
         Action::Artifact {
             artifact: Some(_), ..
         } => "Can I update it beside the chat?".to_owned(),
+        Action::Memory { op, what } => match op {
+            protocol::MemoryOp::Remember => format!("Can I remember this?\n\n{what}"),
+            protocol::MemoryOp::Forget => format!("Can I forget the memory {what}?"),
+            protocol::MemoryOp::Recall => "Can I look through my memories?".to_owned(),
+        },
     }
 }
 
@@ -85,6 +90,10 @@ pub fn step(tool: &str, action: &Action) -> String {
             format!("open an address on {host} I put together, with parts this chat never read or heard from you")
         }
         Action::Integration { tool, .. } => format!("use {tool}"),
+        Action::Memory {
+            op: protocol::MemoryOp::Forget,
+            ..
+        } => "forget something you may have told me".to_owned(),
         _ => format!("use {tool}"),
     }
 }

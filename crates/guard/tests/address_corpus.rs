@@ -72,6 +72,7 @@ fn chat(owner: &str, pages: &[String]) -> ChatView {
                 what: "a page".into(),
                 call: Some(call),
                 says: None,
+                from: None,
             }),
         ));
     }
