@@ -91,6 +91,7 @@ pub struct Chats {
     artifacts: artifacts::Store,
     activity: Arc<crate::activity::Activity>,
     switches: Arc<crate::safety::Switches>,
+    memories: crate::memories::Memories,
 }
 
 /// What a new chat starts with.
@@ -132,6 +133,10 @@ impl Chats {
             me: me.clone(),
             artifacts: artifacts::Store::new(&home.root().join("artifacts")),
             activity: Arc::new(crate::activity::Activity::new(&home.chats_dir())),
+            memories: crate::memories::Memories::new(
+                Arc::new(memory::Store::new(home.root())),
+                me.clone(),
+            ),
             switches: {
                 let switches = config.guard.switches.clone().unwrap_or_else(|| {
                     Arc::new(crate::safety::Switches::new(&crate::settings::Safety {
@@ -248,7 +253,13 @@ impl Chats {
             switches: self.switches.clone(),
             review: self.config.guard.review.clone(),
             max_steps: self.config.max_steps.unwrap_or(DEFAULT_MAX_STEPS).max(1),
+            memories: self.memories.store().clone(),
         }
+    }
+
+    /// Conch's memories: the owner's side (list, add, keep, change, forget).
+    pub fn memories(&self) -> &crate::memories::Memories {
+        &self.memories
     }
 
     /// Safety, as it is now.

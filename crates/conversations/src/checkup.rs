@@ -21,12 +21,15 @@ pub enum Fix {
     Command { line: String },
     /// Words: what to do.
     Advice { says: String },
+    /// Keep or forget them on the Memories page (or `conch memories keep
+    /// ID`).
+    Memories { held: Vec<String> },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Check {
     /// `check-after-reading`, `sealed-commands`, `check-memories`,
-    /// `sealing-available`, `listening`, `home-folder`.
+    /// `sealing-available`, `listening`, `home-folder`, `held-memories`.
     pub id: &'static str,
     pub ok: bool,
     pub says: String,
@@ -114,7 +117,49 @@ pub fn checkup(home: &Path, safety: &Safety, listening: Option<SocketAddr>) -> V
         });
     }
     out.push(home_folder(home));
+    out.push(held_memories(home));
     out
+}
+
+/// Memories held for the owner ("Keep this memory?").
+fn held_memories(home: &Path) -> Check {
+    let store = memory::Store::new(home);
+    let held: Vec<memory::Memory> = match store.list() {
+        Ok(list) => list.iter().filter(|m| m.state == memory::State::Held).cloned().collect(),
+        Err(e) => {
+            return check(
+                "held-memories",
+                false,
+                format!("Conch's memories couldn't be read: {e}"),
+                None,
+            )
+        }
+    };
+    let warning = store.warning();
+    match (held.as_slice(), warning) {
+        (_, Some(w)) => check("held-memories", false, w, None),
+        ([], None) => check("held-memories", true, "No memory is waiting for you.", None),
+        (held, None) => {
+            let first = &held[0];
+            let more = match held.len() {
+                1 => String::new(),
+                2 => " (and one more)".to_owned(),
+                n => format!(" (and {} more)", n - 1),
+            };
+            check(
+                "held-memories",
+                false,
+                format!(
+                    "A memory from {} is waiting for you{more}: \"{}\". Keep this memory?",
+                    first.source.words(),
+                    first.text.chars().take(120).collect::<String>()
+                ),
+                Some(Fix::Memories {
+                    held: held.iter().map(|m| m.id.clone()).collect(),
+                }),
+            )
+        }
+    }
 }
 
 /// The home folder is 0700 and nothing in it is readable by others.

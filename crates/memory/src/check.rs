@@ -63,30 +63,22 @@ impl Source {
         }
     }
 
-    /// The chat it was written in, when that chat was marked: what a chat
-    /// that uses the memory carries.
+    /// The chat it was written in, when that chat was marked and the words
+    /// aren't the owner's own: what a chat that uses the memory carries.
     pub fn marked_chat(&self) -> Option<(&str, &[String])> {
         match self {
             Source::Chat {
                 chat,
                 marked: true,
                 read,
-                ..
+                owner_words: false,
             } => Some((chat, read)),
             _ => None,
         }
     }
 }
 
-/// "news.example", "news.example and 2 other things", "something from outside".
-pub fn read_words(read: &[String]) -> String {
-    match read {
-        [] => "something from outside".to_owned(),
-        [one] => one.clone(),
-        [one, two] => format!("{one} and {two}"),
-        [one, rest @ ..] => format!("{one} and {} other things", rest.len()),
-    }
-}
+pub use protocol::memory::read_words;
 
 /// One reason a memory was held, or kept.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
