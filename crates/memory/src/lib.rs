@@ -30,4 +30,4 @@ pub use grammar::Cue;
 pub use owner::owner_words;
 pub use reading::{read, Reading};
 pub use recall::Index;
-pub use store::{tidy, Added, Memory, State, Store, StoreError, MAX_CHARS, MEMORIES_FILE};
+pub use store::{tidy, Added, Undelivered, Memory, State, Store, StoreError, MAX_CHARS, MEMORIES_FILE};

@@ -67,8 +67,20 @@ pub struct Memory {
 struct StoreFile {
     #[serde(default)]
     memories: Vec<Memory>,
+    /// Decisions made where the chat's log couldn't be written (`conch
+    /// memories keep` while Conch had that chat open), waiting to be
+    /// written there by whoever next can.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    undelivered: Vec<Undelivered>,
     #[serde(flatten)]
     other: Map<String, Value>,
+}
+
+/// A memory event for a chat's log that hasn't reached it yet.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Undelivered {
+    pub chat: String,
+    pub event: protocol::MemoryEvent,
 }
 
 #[derive(Debug)]
@@ -304,6 +316,41 @@ impl Store {
         &self,
         f: impl FnOnce(&mut Vec<Memory>) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
+        self.change_file(|file| f(&mut file.memories))
+    }
+
+    /// Keeps `event` for `chat`'s log until it can be written there.
+    pub fn note(&self, chat: &str, event: protocol::MemoryEvent) -> Result<(), StoreError> {
+        self.change_file(|file| {
+            file.undelivered.push(Undelivered {
+                chat: chat.to_owned(),
+                event,
+            });
+            Ok(())
+        })
+    }
+
+    /// The events waiting for their chats' logs.
+    pub fn undelivered(&self) -> Result<Vec<Undelivered>, StoreError> {
+        let file = self.read_file()?;
+        Ok(file.undelivered)
+    }
+
+    /// These reached their logs.
+    pub fn delivered(&self, done: &[Undelivered]) -> Result<(), StoreError> {
+        if done.is_empty() {
+            return Ok(());
+        }
+        self.change_file(|file| {
+            file.undelivered.retain(|u| !done.contains(u));
+            Ok(())
+        })
+    }
+
+    fn change_file<T>(
+        &self,
+        f: impl FnOnce(&mut StoreFile) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
         fs::create_dir_all(&self.dir).map_err(self.io(&self.dir))?;
         let lock_path = self.dir.join(LOCK_FILE);
         let lock = OpenOptions::new()
@@ -315,7 +362,7 @@ impl Store {
             .map_err(self.io(&lock_path))?;
         lock.lock().map_err(self.io(&lock_path))?;
         let mut file = self.read_file()?;
-        let out = f(&mut file.memories)?;
+        let out = f(&mut file)?;
         let bytes = serde_json::to_vec_pretty(&file).map_err(|e| StoreError::Io {
             path: self.path(),
             error: std::io::Error::other(e),

@@ -18,6 +18,9 @@ pub(crate) async fn give(chat: &Arc<Chat>) -> Result<(), LogError> {
     if !first || chat.refreshes.is_some() {
         return Ok(());
     }
+    if let Some(chats) = chat.chats.upgrade() {
+        chats.memories().deliver().await;
+    }
     let store = chat.memories.clone();
     let standing = match tokio::task::spawn_blocking(move || store.standing()).await {
         Ok(Ok(list)) => list,

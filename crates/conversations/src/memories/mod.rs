@@ -13,5 +13,5 @@ mod owner;
 mod tool;
 
 pub(crate) use context::give;
-pub use owner::{MemoryError, Memories};
+pub use owner::{deliver_offline, MemoryError, Memories};
 pub(crate) use tool::{carry, classify, is_memory_tool, run, specs};

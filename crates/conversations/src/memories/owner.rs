@@ -43,27 +43,68 @@ pub struct Memories {
     chats: std::sync::Weak<Chats>,
 }
 
-/// Appends `event` to the log of `chat`, opening it if needed. A chat that
-/// is gone (or can't be opened) is said, not fatal: the memory itself has
-/// already changed.
-pub(crate) async fn record(chats: &Arc<Chats>, chat: &str, event: MemoryEvent) {
+/// Appends `event` to the log of `chat`, opening it if needed; whether it
+/// got there. A chat that is gone (or can't be opened) is said, not fatal:
+/// the memory itself has already changed.
+pub(crate) async fn record(chats: &Arc<Chats>, chat: &str, event: MemoryEvent) -> bool {
     let (c, id) = (chats.clone(), chat.to_owned());
     let opened = tokio::task::spawn_blocking(move || c.get(&id)).await;
     match opened {
-        Ok(Ok(chat)) => {
-            if let Err(e) = chat.log.append(Body::Memory(event)).await {
+        Ok(Ok(chat)) => match chat.log.append(Body::Memory(event)).await {
+            Ok(_) => true,
+            Err(e) => {
                 crate::warn(&format!(
                     "Chat {}: a memory's change couldn't be written to its log: {e}",
                     chat.id
                 ));
+                false
             }
+        },
+        Ok(Err(crate::ChatError::NotFound(_))) => true,
+        Ok(Err(e)) => {
+            crate::warn(&format!(
+                "The chat {chat} that wrote memory {} couldn't be opened to note the change ({e}); the memory itself changed.",
+                event.memory
+            ));
+            false
         }
-        Ok(Err(e)) => crate::warn(&format!(
-            "The chat {chat} that wrote memory {} couldn't be opened to note the change ({e}); the memory itself changed.",
-            event.memory
-        )),
-        Err(_) => {}
+        Err(_) => false,
     }
+}
+
+/// Writes what `conch memories` decided while Conch wasn't running into
+/// each chat's log, opening the logs directly (no running Conch may have
+/// them open). What can't be written yet stays for next time; the
+/// sentences say why.
+pub fn deliver_offline(home: &crate::Home, store: &Store) -> Vec<String> {
+    let mut said = Vec::new();
+    let waiting = match store.undelivered() {
+        Ok(w) => w,
+        Err(e) => return vec![e.to_string()],
+    };
+    let mut done = Vec::new();
+    for u in waiting {
+        let dir = home.chat_dir(&u.chat);
+        if !crate::ids::is_valid_id(&u.chat) || !dir.join(crate::log::LOG_FILE).is_file() {
+            done.push(u);
+            continue;
+        }
+        match crate::log::ChatLog::open(&dir, crate::Durability::EachEvent) {
+            Ok((log, _)) => match log.append_blocking(Body::Memory(u.event.clone())) {
+                Ok(_) => done.push(u),
+                Err(e) => said.push(e.to_string()),
+            },
+            Err(crate::LogError::Busy(_)) => said.push(format!(
+                "Conch is running with chat {} open, so it will note this in that chat itself the next time it reads its memories.",
+                u.chat
+            )),
+            Err(e) => said.push(e.to_string()),
+        }
+    }
+    if let Err(e) = store.delivered(&done) {
+        said.push(e.to_string());
+    }
+    said
 }
 
 impl Memories {
@@ -88,7 +129,28 @@ impl Memories {
 
     /// Every memory, oldest first.
     pub async fn list(&self) -> Result<Vec<Memory>, MemoryError> {
+        self.deliver().await;
         self.blocking(|s| s.list().map(|l| l.to_vec())).await
+    }
+
+    /// Writes decisions made at the terminal while this Conch had their
+    /// chats open into those chats' logs.
+    pub async fn deliver(&self) {
+        let Some(chats) = self.chats.upgrade() else {
+            return;
+        };
+        let Ok(waiting) = self.blocking(|s| s.undelivered()).await else {
+            return;
+        };
+        let mut done = Vec::new();
+        for u in waiting {
+            if record(&chats, &u.chat, u.event.clone()).await {
+                done.push(u);
+            }
+        }
+        if !done.is_empty() {
+            let _ = self.blocking(move |s| s.delivered(&done)).await;
+        }
     }
 
     /// A memory in the owner's own words: kept at once.
