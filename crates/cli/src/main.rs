@@ -5,6 +5,7 @@ mod chat;
 mod doctor;
 mod keys;
 mod listen;
+mod memories_cmd;
 mod providers;
 mod replay;
 mod seal_cmd;
@@ -66,6 +67,11 @@ enum Command {
     Doctor(doctor::DoctorArgs),
     /// What the assistant did, newest first.
     Activity(activity::ActivityArgs),
+    /// Conch's memories: list, add, keep a held one, forget.
+    Memories {
+        #[command(subcommand)]
+        command: memories_cmd::MemoriesCommand,
+    },
 }
 
 /// A failure to report: one sentence, already in the user's words.
@@ -97,6 +103,7 @@ fn main() -> ExitCode {
             Command::Skills { command } => skills_cmd::run(&home, command),
             Command::Doctor(args) => doctor::run(&home, args),
             Command::Activity(args) => activity::run(&home, args),
+            Command::Memories { command } => memories_cmd::run(&home, command),
         }
     })();
     match result {

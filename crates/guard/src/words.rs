@@ -62,6 +62,9 @@ pub fn did(mark: &Mark) -> String {
         MarkSource::Download => format!("downloaded from {}", mark.what),
         MarkSource::Integration => format!("read what {} returned", mark.what),
         MarkSource::Person => format!("has words from {}", mark.what),
+        // A memory a marked chat wrote: "uses a memory from a chat that
+        // read news.example".
+        MarkSource::Carried if mark.what.starts_with("a memory") => format!("uses {}", mark.what),
         MarkSource::Carried => format!("carries what {} read", mark.what),
     }
 }
@@ -74,6 +77,7 @@ pub fn first_mark(source: MarkSource, what: &str) -> String {
         MarkSource::Download => format!("Downloaded from {what}."),
         MarkSource::Integration => format!("Read what {what} returned."),
         MarkSource::Person => format!("{what} wrote in this chat."),
+        MarkSource::Carried if what.starts_with("a memory") => format!("Was given {what}."),
         MarkSource::Carried => format!("Took in what {what} read."),
     };
     format!(

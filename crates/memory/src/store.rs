@@ -234,9 +234,7 @@ impl Store {
                 fs::rename(&path, &aside).map_err(self.io(&path))?;
                 sync_dir(&self.dir).map_err(self.io(&self.dir))?;
                 let sentence = format!(
-                    "Conch's memories file couldn't be read (line {}, column {}: {e}). It was set aside, unchanged, as {}, and a new list was started. To bring those memories back, fix that file and move it back to {MEMORIES_FILE}.",
-                    e.line(),
-                    e.column(),
+                    "Conch's memories file couldn't be read ({e}). It was set aside, unchanged, as {}, and a new list was started. To bring those memories back, fix that file and move it back to {MEMORIES_FILE}.",
                     aside.display()
                 );
                 *self.warning.lock().unwrap_or_else(|p| p.into_inner()) = Some(sentence);

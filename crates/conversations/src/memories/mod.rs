@@ -15,3 +15,36 @@ mod tool;
 pub(crate) use context::give;
 pub use owner::{deliver_offline, MemoryError, Memories};
 pub(crate) use tool::{carry, classify, is_memory_tool, run, specs};
+
+/// A memory as the API composes it (camelCase).
+pub fn memory_json(m: &memory::Memory) -> serde_json::Value {
+    use serde_json::json;
+    use memory::Source;
+    let source = match &m.source {
+        Source::Owner => json!({ "kind": "owner", "says": "you" }),
+        Source::Chat {
+            chat,
+            marked,
+            read,
+            owner_words,
+        } => json!({
+            "kind": "chat",
+            "chat": chat,
+            "marked": marked,
+            "read": read,
+            "ownerWords": owner_words,
+            "says": m.source.words(),
+        }),
+        Source::Import { from } => json!({ "kind": "import", "from": from, "says": m.source.words() }),
+    };
+    json!({
+        "id": m.id,
+        "text": m.text,
+        "state": m.state,
+        "source": source,
+        "reasons": m.reasons,
+        "created": m.created,
+        "updated": m.updated,
+    })
+}
+

@@ -270,6 +270,14 @@ pub(crate) async fn carry(
         let (Some(from), Some(what)) = (c["from"].as_str(), c["what"].as_str()) else {
             continue;
         };
+        // Carried once: a chat given this memory when it began has its mark.
+        let already = chat.log.with_view(|v| {
+            v.held_taints()
+                .any(|m| m.source == protocol::MarkSource::Carried && m.what == what)
+        });
+        if already {
+            continue;
+        }
         chat.mark_from(
             protocol::MarkSource::Carried,
             what.to_owned(),

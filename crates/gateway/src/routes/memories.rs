@@ -8,8 +8,9 @@
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::Json;
+use conversations::memories::memory_json;
 use conversations::MemoryError;
-use memory::{Memory, Source, StoreError};
+use memory::{Source, StoreError};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -33,36 +34,6 @@ fn by(who: &Who) -> String {
         Who::Owner { .. } => "owner".to_owned(),
         Who::Key(key) => format!("key:{}", key.name),
     }
-}
-
-/// A memory as the API composes it (camelCase).
-pub fn memory_json(m: &Memory) -> Value {
-    let source = match &m.source {
-        Source::Owner => json!({ "kind": "owner", "says": "you" }),
-        Source::Chat {
-            chat,
-            marked,
-            read,
-            owner_words,
-        } => json!({
-            "kind": "chat",
-            "chat": chat,
-            "marked": marked,
-            "read": read,
-            "ownerWords": owner_words,
-            "says": m.source.words(),
-        }),
-        Source::Import { from } => json!({ "kind": "import", "from": from, "says": m.source.words() }),
-    };
-    json!({
-        "id": m.id,
-        "text": m.text,
-        "state": m.state,
-        "source": source,
-        "reasons": m.reasons,
-        "created": m.created,
-        "updated": m.updated,
-    })
 }
 
 /// `GET /api/memories`: every memory, held ones first, then newest first.

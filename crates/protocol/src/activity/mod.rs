@@ -248,6 +248,9 @@ impl ActivityFold {
                     MarkSource::Download => format!("Downloaded from {}", t.what),
                     MarkSource::Integration => format!("Read what {} returned", t.what),
                     MarkSource::Person => format!("Read words from {}", t.what),
+                    MarkSource::Carried if t.what.starts_with("a memory") => {
+                        format!("Used {}", t.what)
+                    }
                     MarkSource::Carried => format!("Took in what {} read", t.what),
                 };
                 vec![row(ActivityKind::Read, what, None)]
