@@ -4,6 +4,7 @@ import { api, ApiError, type ChatSummary, type Skill } from "./api";
 import { ChatPage } from "./components/ChatPage";
 import { Palette, type Command } from "./components/Palette";
 import { ActivityPage } from "./components/ActivityPage";
+import { MemoriesPage } from "./components/MemoriesPage";
 import { SecurityPage } from "./components/SecurityPage";
 import { SettingsPage } from "./components/SettingsPage";
 import { Sidebar } from "./components/Sidebar";
@@ -59,6 +60,7 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
     { label: "New chat", hint: "Command", run: () => void newChat() },
     { label: "Skills", hint: "Page", run: () => navigate("/skills") },
     { label: "Activity", hint: "Page", run: () => navigate("/activity") },
+    { label: "Memories", hint: "Page", run: () => navigate("/memories") },
     { label: "Settings", hint: "Page", run: () => navigate("/settings") },
     { label: "Security and Safety", hint: "Page", run: () => navigate("/settings/security") },
     ...holds.current.map((h) => ({
@@ -99,6 +101,7 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
         {r.page === "settings" && <SettingsPage onSignOut={onSignOut} />}
         {r.page === "security" && <SecurityPage />}
         {r.page === "activity" && <ActivityPage />}
+        {r.page === "memories" && <MemoriesPage />}
       </main>
       {palette && (
         <Palette

@@ -1,5 +1,5 @@
 // Paths, without a router library: /, /chats/:id, /skills, /skills/:id,
-// /settings.
+// /settings, /memories.
 
 import { useEffect, useState } from "preact/hooks";
 
@@ -30,7 +30,8 @@ export type Route =
   | { page: "skills"; id?: string }
   | { page: "settings" }
   | { page: "security" }
-  | { page: "activity" };
+  | { page: "activity" }
+  | { page: "memories" };
 
 export function route(path: string): Route {
   const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
@@ -39,5 +40,6 @@ export function route(path: string): Route {
   if (parts[0] === "settings" && parts[1] === "security") return { page: "security" };
   if (parts[0] === "settings") return { page: "settings" };
   if (parts[0] === "activity") return { page: "activity" };
+  if (parts[0] === "memories") return { page: "memories" };
   return { page: "home" };
 }

@@ -9,6 +9,8 @@ pub const MEMORIES_HEADING: &str =
 
 pub fn items(events: &[Event]) -> Vec<Item> {
     let mut items = Vec::new();
+    // The standing memories come first, before anything said: context.
+    let mut memories = None;
     for event in events {
         match &event.body {
             Body::Message(m) => items.push(match m.from {
@@ -32,7 +34,7 @@ pub fn items(events: &[Event]) -> Vec<Item> {
             }),
             Body::Reply(r) => items.push(Item::Assistant(r.text.clone())),
             // Under their own heading, as information: never instructions.
-            Body::MemoriesUsed(used) if !used.memories.is_empty() => items.push(Item::Other {
+            Body::MemoriesUsed(used) if !used.memories.is_empty() => memories = Some(Item::Other {
                 label: MEMORIES_HEADING.to_owned(),
                 text: used
                     .memories
@@ -68,6 +70,9 @@ pub fn items(events: &[Event]) -> Vec<Item> {
             }),
             _ => {}
         }
+    }
+    if let Some(m) = memories {
+        items.insert(0, m);
     }
     items
 }
