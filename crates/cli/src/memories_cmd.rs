@@ -67,8 +67,16 @@ pub fn run(home: &Home, command: MemoriesCommand) -> Result<(), Failure> {
     let result = match command {
         MemoriesCommand::List { json } => {
             let all = store.list()?;
-            let held: Vec<&Memory> = all.iter().rev().filter(|m| m.state == State::Held).collect();
-            let kept: Vec<&Memory> = all.iter().rev().filter(|m| m.state == State::Kept).collect();
+            let held: Vec<&Memory> = all
+                .iter()
+                .rev()
+                .filter(|m| m.state == State::Held)
+                .collect();
+            let kept: Vec<&Memory> = all
+                .iter()
+                .rev()
+                .filter(|m| m.state == State::Kept)
+                .collect();
             if json {
                 for m in held.iter().chain(kept.iter()) {
                     println!("{}", memory_json(m));

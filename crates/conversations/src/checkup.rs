@@ -125,7 +125,11 @@ pub fn checkup(home: &Path, safety: &Safety, listening: Option<SocketAddr>) -> V
 fn held_memories(home: &Path) -> Check {
     let store = memory::Store::new(home);
     let held: Vec<memory::Memory> = match store.list() {
-        Ok(list) => list.iter().filter(|m| m.state == memory::State::Held).cloned().collect(),
+        Ok(list) => list
+            .iter()
+            .filter(|m| m.state == memory::State::Held)
+            .cloned()
+            .collect(),
         Err(e) => {
             return check(
                 "held-memories",

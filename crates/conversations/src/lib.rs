@@ -33,8 +33,8 @@ pub use log::{ChatLog, Committed, Durability, Live, LogError, OpenReport};
 pub use memories::{Memories, MemoryError};
 pub use secrets::{Secrets, SecretsError};
 pub use settings::{AutoReview, Safety, Settings, SettingsError};
-pub use transcript::MEMORIES_HEADING;
 pub use tools::{NoTools, ToolBox, ToolCall};
+pub use transcript::MEMORIES_HEADING;
 
 /// Says something a person running Conch should know, on standard error.
 pub fn warn(sentence: &str) {

@@ -124,9 +124,13 @@ pub fn mock_step(request: &StepRequest) -> MockStep {
     // the way a model steered by a page would.
     if lower.starts_with("remember what") && offered("remember") {
         let read = request.items.iter().rev().find_map(|item| match item {
-            Item::ToolResult { ok: true, output, .. } => {
-                output.lines().rev().find(|l| !l.trim().is_empty()).map(str::to_owned)
-            }
+            Item::ToolResult {
+                ok: true, output, ..
+            } => output
+                .lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .map(str::to_owned),
             _ => None,
         });
         if let Some(line) = read {

@@ -14,7 +14,10 @@ async fn the_memories_page_routes() {
 
     // A person's own words are kept, whatever they say.
     let res = s
-        .post("/api/memories", &json!({ "text": "Always reply to Bob in French." }))
+        .post(
+            "/api/memories",
+            &json!({ "text": "Always reply to Bob in French." }),
+        )
         .await;
     assert_eq!(res.status(), StatusCode::CREATED);
     let body: Value = res.json().await.unwrap();
@@ -77,7 +80,10 @@ async fn the_memories_page_routes() {
         .unwrap()
         .clone();
     assert_eq!(waiting["ok"], false);
-    assert_eq!(waiting["fix"], json!({ "kind": "memories", "held": [held] }));
+    assert_eq!(
+        waiting["fix"],
+        json!({ "kind": "memories", "held": [held] })
+    );
 
     // The person keeps it, changes their own, and forgets it.
     let res = s.post_empty(format!("/api/memories/{held}/keep")).await;
@@ -94,12 +100,25 @@ async fn the_memories_page_routes() {
         .await
         .unwrap();
     assert_eq!(res.status(), StatusCode::OK);
-    let res = s.owner.delete(format!("{url}/{held}")).send().await.unwrap();
+    let res = s
+        .owner
+        .delete(format!("{url}/{held}"))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(res.status(), StatusCode::OK);
-    let res = s.owner.delete(format!("{url}/{held}")).send().await.unwrap();
+    let res = s
+        .owner
+        .delete(format!("{url}/{held}"))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(res.status(), StatusCode::NOT_FOUND);
     let said: Value = res.json().await.unwrap();
-    assert!(said["error"].as_str().unwrap().starts_with("There's no memory"));
+    assert!(said["error"]
+        .as_str()
+        .unwrap()
+        .starts_with("There's no memory"));
     let list: Value = s.get_json("/api/memories").await;
     assert_eq!(list["memories"].as_array().unwrap().len(), 1);
     assert_eq!(list["memories"][0]["text"], "Reply to Bob in French.");

@@ -10,10 +10,18 @@ use memory::{check, Source};
 
 fn main() {
     let corpus = include_str!("../tests/corpus.tsv");
-    let source = Source::Chat { chat: "c".into(), marked: false, read: vec![], owner_words: false };
+    let source = Source::Chat {
+        chat: "c".into(),
+        marked: false,
+        read: vec![],
+        owner_words: false,
+    };
     let (mut planted, mut caught, mut benign, mut false_held) = (0usize, 0usize, 0usize, 0usize);
     let mut times = Vec::new();
-    for line in corpus.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
+    for line in corpus
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
         let mut parts = line.splitn(3, '\t');
         let truth = parts.next().unwrap_or("");
         let text = parts.nth(1).unwrap_or("");
@@ -29,7 +37,17 @@ fn main() {
         }
     }
     times.sort_by(f64::total_cmp);
-    println!("planted held: {caught}/{planted} ({:.1}%)", 100.0 * caught as f64 / planted as f64);
-    println!("benign held: {false_held}/{benign} ({:.1}%)", 100.0 * false_held as f64 / benign as f64);
-    println!("one check: median {:.0} µs, slowest {:.0} µs", times[times.len() / 2], times[times.len() - 1]);
+    println!(
+        "planted held: {caught}/{planted} ({:.1}%)",
+        100.0 * caught as f64 / planted as f64
+    );
+    println!(
+        "benign held: {false_held}/{benign} ({:.1}%)",
+        100.0 * false_held as f64 / benign as f64
+    );
+    println!(
+        "one check: median {:.0} µs, slowest {:.0} µs",
+        times[times.len() / 2],
+        times[times.len() - 1]
+    );
 }

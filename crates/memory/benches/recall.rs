@@ -10,7 +10,16 @@ use memory::{check, Added, Source, Store};
 /// 10,000 realistic memories: facts about people, places, work, health,
 /// tastes and dates, in several languages, each distinct.
 fn memories() -> Vec<String> {
-    let people = ["Ada", "Ada's sister Eve", "Tom", "Ada's mum", "Priya", "Mr Patel", "Ada's son Leo", "Sam"];
+    let people = [
+        "Ada",
+        "Ada's sister Eve",
+        "Tom",
+        "Ada's mum",
+        "Priya",
+        "Mr Patel",
+        "Ada's son Leo",
+        "Sam",
+    ];
     let facts = [
         "likes green tea in the morning",
         "never drinks coffee after 3pm",
@@ -29,7 +38,14 @@ fn memories() -> Vec<String> {
         "всегда звонит по воскресеньям",
         "喜欢简短的回答",
     ];
-    let extras = ["", " since 2019", " (told me in June)", " — usually", " at weekends", " when travelling"];
+    let extras = [
+        "",
+        " since 2019",
+        " (told me in June)",
+        " — usually",
+        " at weekends",
+        " when travelling",
+    ];
     let mut out = Vec::with_capacity(10_000);
     let mut n = 0u32;
     'all: for p in people {
@@ -66,7 +82,11 @@ fn main() {
                 list.push(memory::Memory {
                     id: format!("m{}", list.len()),
                     text: t.clone(),
-                    state: if verdict.is_held() { memory::State::Held } else { memory::State::Kept },
+                    state: if verdict.is_held() {
+                        memory::State::Held
+                    } else {
+                        memory::State::Kept
+                    },
                     source,
                     reasons: Vec::new(),
                     call: None,
@@ -78,7 +98,10 @@ fn main() {
             Ok(())
         })
         .unwrap_or_else(|e| panic!("{e}"));
-    println!("wrote 10,000 memories in {:.1} ms", start.elapsed().as_secs_f64() * 1e3);
+    println!(
+        "wrote 10,000 memories in {:.1} ms",
+        start.elapsed().as_secs_f64() * 1e3
+    );
     // A fresh store reads the file and builds the index on first recall.
     let fresh = Store::new(dir.path());
     let start = Instant::now();
@@ -88,7 +111,15 @@ fn main() {
         start.elapsed().as_secs_f64() * 1e3,
         first.len()
     );
-    for query in ["dentist appointment", "what does Ada drink in the morning", "Lyon", "日本語", "Kaffee", "football Wednesdays Sam", "volcano"] {
+    for query in [
+        "dentist appointment",
+        "what does Ada drink in the morning",
+        "Lyon",
+        "日本語",
+        "Kaffee",
+        "football Wednesdays Sam",
+        "volcano",
+    ] {
         let mut times = Vec::new();
         let mut found = 0;
         for _ in 0..200 {
@@ -96,7 +127,10 @@ fn main() {
             found = fresh.recall(query, 10).map(|r| r.len()).unwrap_or(0);
             times.push(t.elapsed().as_secs_f64() * 1e6);
         }
-        println!("recall {query:?} over 10,000: median {:.0} µs ({found} returned)", median(times));
+        println!(
+            "recall {query:?} over 10,000: median {:.0} µs ({found} returned)",
+            median(times)
+        );
     }
     // Adding one memory to a store of 10,000 (lock, read, write, index).
     let mut times = Vec::new();

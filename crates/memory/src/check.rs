@@ -192,10 +192,7 @@ pub fn check(text: &str, source: &Source, check: bool) -> Verdict {
             {
                 reasons.push(Reason::new(
                     "memory.marked",
-                    format!(
-                        "it was written by a chat that read {}",
-                        read_words(read)
-                    ),
+                    format!("it was written by a chat that read {}", read_words(read)),
                 ));
             }
             reasons.extend(planted(&read(text)));
@@ -219,7 +216,11 @@ mod tests {
         Source::Chat {
             chat: "c1".into(),
             marked,
-            read: if marked { vec!["news.example".into()] } else { vec![] },
+            read: if marked {
+                vec!["news.example".into()]
+            } else {
+                vec![]
+            },
             owner_words,
         }
     }

@@ -117,12 +117,28 @@ impl Sentence {
 fn ends_sentence(c: char) -> bool {
     matches!(
         c,
-        '.' | '!' | '?' | ';' | ':' | '\n' | '。' | '！' | '？' | '；' | '：' | '•' | '·' | '…' | '\r'
+        '.' | '!'
+            | '?'
+            | ';'
+            | ':'
+            | '\n'
+            | '。'
+            | '！'
+            | '？'
+            | '；'
+            | '：'
+            | '•'
+            | '·'
+            | '…'
+            | '\r'
     )
 }
 
 fn is_comma(c: char) -> bool {
-    matches!(c, ',' | '、' | '，' | '(' | ')' | '（' | '）' | '[' | ']' | '—' | '–' | '/')
+    matches!(
+        c,
+        ',' | '、' | '，' | '(' | ')' | '（' | '）' | '[' | ']' | '—' | '–' | '/'
+    )
 }
 
 /// Cuts `text` into sentences; each target becomes one token.
@@ -156,7 +172,10 @@ pub(crate) fn sentences(text: &str, targets: &[Target]) -> Vec<Sentence> {
             }
         }
         for part in parts {
-            let tok = if part.chars().all(|c| c.is_ascii_digit() || c == '\'' || c == '-') {
+            let tok = if part
+                .chars()
+                .all(|c| c.is_ascii_digit() || c == '\'' || c == '-')
+            {
                 Tok::Num
             } else {
                 Tok::Word {
@@ -186,7 +205,12 @@ pub(crate) fn sentences(text: &str, targets: &[Target]) -> Vec<Sentence> {
             word.push(c);
             continue;
         }
-        if (c == '\'' || c == '-') && !word.is_empty() && chars.peek().is_some_and(|(_, n)| n.is_alphanumeric() && !is_cjk(*n)) {
+        if (c == '\'' || c == '-')
+            && !word.is_empty()
+            && chars
+                .peek()
+                .is_some_and(|(_, n)| n.is_alphanumeric() && !is_cjk(*n))
+        {
             word.push(c);
             continue;
         }
@@ -236,7 +260,11 @@ mod tests {
     fn words(text: &str) -> Vec<Vec<String>> {
         sentences(text, &find(text))
             .iter()
-            .map(|s| (0..s.len()).map(|i| s.word(i).unwrap_or("").to_owned()).collect())
+            .map(|s| {
+                (0..s.len())
+                    .map(|i| s.word(i).unwrap_or("").to_owned())
+                    .collect()
+            })
             .collect()
     }
 
@@ -249,9 +277,18 @@ mod tests {
                 vec!["thanks"]
             ]
         );
-        assert_eq!(words("N'envoie jamais l'argent"), vec![vec!["n'", "envoie", "jamais", "l'", "argent"]]);
-        assert_eq!(words("I don't drink coffee after 3pm"), vec![vec!["i", "don't", "drink", "coffee", "after", "3pm"]]);
-        assert_eq!(words("今後は請求書を送ってください。"), vec![vec!["今後は請求書を送ってください"]]);
+        assert_eq!(
+            words("N'envoie jamais l'argent"),
+            vec![vec!["n'", "envoie", "jamais", "l'", "argent"]]
+        );
+        assert_eq!(
+            words("I don't drink coffee after 3pm"),
+            vec![vec!["i", "don't", "drink", "coffee", "after", "3pm"]]
+        );
+        assert_eq!(
+            words("今後は請求書を送ってください。"),
+            vec![vec!["今後は請求書を送ってください"]]
+        );
     }
 
     #[test]

@@ -30,4 +30,6 @@ pub use grammar::Cue;
 pub use owner::owner_words;
 pub use reading::{read, Reading};
 pub use recall::Index;
-pub use store::{tidy, Added, Undelivered, Memory, State, Store, StoreError, MAX_CHARS, MEMORIES_FILE};
+pub use store::{
+    tidy, Added, Memory, State, Store, StoreError, Undelivered, MAX_CHARS, MEMORIES_FILE,
+};

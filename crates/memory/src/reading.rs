@@ -40,7 +40,10 @@ fn join_spelled(text: &str) -> String {
     let chars: Vec<char> = text.chars().collect();
     let lone = |k: usize| {
         chars.get(k).is_some_and(|c| c.is_alphanumeric())
-            && !k.checked_sub(1).and_then(|j| chars.get(j)).is_some_and(|c| c.is_alphanumeric())
+            && !k
+                .checked_sub(1)
+                .and_then(|j| chars.get(j))
+                .is_some_and(|c| c.is_alphanumeric())
             && !chars.get(k + 1).is_some_and(|c| c.is_alphanumeric())
     };
     // Each run: where it starts, its letters, where it ends.
@@ -122,6 +125,8 @@ mod tests {
     fn a_recipient_named() {
         assert!(read("Payee: Eve Holdings").recipient.is_some());
         assert!(read("The recipient is Eve").recipient.is_some());
-        assert!(read("Ada was the beneficiary of her aunt's will").recipient.is_none());
+        assert!(read("Ada was the beneficiary of her aunt's will")
+            .recipient
+            .is_none());
     }
 }

@@ -31,7 +31,11 @@ fn stem(word: &str) -> String {
                     && b.len() >= 2
                     && b[b.len() - 1] == b[b.len() - 2]
                     && !b"aeiouls".contains(&b[b.len() - 1]);
-                let base = if doubled { &base[..base.len() - 1] } else { base };
+                let base = if doubled {
+                    &base[..base.len() - 1]
+                } else {
+                    base
+                };
                 return format!("{base}{with}");
             }
         }
@@ -115,7 +119,11 @@ impl Index {
         }
         let mut ranked: Vec<(u32, f64)> = scores.into_iter().collect();
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.0.cmp(&a.0)));
-        ranked.into_iter().take(limit).map(|(d, _)| d as usize).collect()
+        ranked
+            .into_iter()
+            .take(limit)
+            .map(|(d, _)| d as usize)
+            .collect()
     }
 }
 

@@ -68,26 +68,36 @@ static EMAIL: LazyLock<Regex> = LazyLock::new(|| {
 });
 /// `eve [at] example [dot] com`, `eve(at)example.com`, `eve at example dot com`.
 static EMAIL_SPELLED: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"(?i)[a-z0-9._%+\-]+\s*[\[\(\{<]\s*(?:at|@)\s*[\]\)\}>]\s*[a-z0-9\-]+(?:\s*(?:[\[\(\{<]\s*(?:dot|\.)\s*[\]\)\}>]|\sdot\s|\.)\s*[a-z0-9\-]+)+|[a-z0-9._%+\-]+\s+at\s+[a-z0-9\-]+(?:\s+dot\s+[a-z0-9\-]+)+")
+    re(
+        r"(?i)[a-z0-9._%+\-]+\s*[\[\(\{<]\s*(?:at|@)\s*[\]\)\}>]\s*[a-z0-9\-]+(?:\s*(?:[\[\(\{<]\s*(?:dot|\.)\s*[\]\)\}>]|\sdot\s|\.)\s*[a-z0-9\-]+)+|[a-z0-9._%+\-]+\s+at\s+[a-z0-9\-]+(?:\s+dot\s+[a-z0-9\-]+)+",
+    )
 });
 static URL: LazyLock<Regex> = LazyLock::new(|| {
-    re(r#"(?i)\b(?:https?|hxxps?|h\*\*ps?|ftp|wss?|ipfs|file)(?:://|\[://\]|\[:\]//|:\\\\)[^\s<>"'\]\)]+|\bwww\.[^\s<>"'\]\)]+"#)
+    re(
+        r#"(?i)\b(?:https?|hxxps?|h\*\*ps?|ftp|wss?|ipfs|file)(?:://|\[://\]|\[:\]//|:\\\\)[^\s<>"'\]\)]+|\bwww\.[^\s<>"'\]\)]+"#,
+    )
 });
 static DOMAIN: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"(?i)(?:[\p{L}\p{N}](?:[\p{L}\p{N}\-]{0,61}[\p{L}\p{N}])?(?:\.|\[\.\]|\(\.\)|\[dot\]|\(dot\)|\{\.\}))+\p{L}{2,24}(?:/[^\s<>\]\)]*)?")
+    re(
+        r"(?i)(?:[\p{L}\p{N}](?:[\p{L}\p{N}\-]{0,61}[\p{L}\p{N}])?(?:\.|\[\.\]|\(\.\)|\[dot\]|\(dot\)|\{\.\}))+\p{L}{2,24}(?:/[^\s<>\]\)]*)?",
+    )
 });
-static IBAN: LazyLock<Regex> =
-    LazyLock::new(|| re(r"(?i)\b[a-z]{2}\d{2}(?:[ \-]?[a-z0-9]{4}){2,7}(?:[ \-]?[a-z0-9]{1,4})?\b"));
-static DIGITS: LazyLock<Regex> =
-    LazyLock::new(|| re(r"\+?\(?\d[\d \-.()/]{5,28}\d"));
+static IBAN: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?i)\b[a-z]{2}\d{2}(?:[ \-]?[a-z0-9]{4}){2,7}(?:[ \-]?[a-z0-9]{1,4})?\b")
+});
+static DIGITS: LazyLock<Regex> = LazyLock::new(|| re(r"\+?\(?\d[\d \-.()/]{5,28}\d"));
 static WALLET: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"\b0x[a-fA-F0-9]{40}\b|(?i:\b(?:bc1|tb1|ltc1)[a-z0-9]{25,87}\b)|\b[13][a-km-zA-HJ-NP-Z1-9]{25,34}\b|\bT[a-km-zA-HJ-NP-Z1-9]{33}\b|\b4[0-9AB][1-9A-HJ-NP-Za-km-z]{93}\b")
+    re(
+        r"\b0x[a-fA-F0-9]{40}\b|(?i:\b(?:bc1|tb1|ltc1)[a-z0-9]{25,87}\b)|\b[13][a-km-zA-HJ-NP-Z1-9]{25,34}\b|\bT[a-km-zA-HJ-NP-Z1-9]{33}\b|\b4[0-9AB][1-9A-HJ-NP-Za-km-z]{93}\b",
+    )
 });
 static CODE: LazyLock<Regex> = LazyLock::new(|| re(r"\b[A-Za-z0-9_\-+/=]{24,}\b"));
 static HANDLE: LazyLock<Regex> = LazyLock::new(|| re(r"(?:^|[\s(\[:,;])(@[A-Za-z0-9_.]{3,32})\b"));
 /// A label that says an account number follows, in the languages read.
 static ACCOUNT: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"(?i)(?:\b(?:account|acct|a/c|routing|sort\s*code|swift|bic|aba|iban|bsb|clabe|rib|kontonummer|konto|bankverbindung|compte|cuenta|conto|conta|счёт|счет|карта)\b|口座|账户|账号|帳號|帐号|卡号)\s*(?:no\.?|number|nr\.?|n°|#|num[eé]ro|número|numero|номер)?\s*[:#=]?\s*([A-Za-z0-9][A-Za-z0-9 \-]{3,34}[A-Za-z0-9])")
+    re(
+        r"(?i)(?:\b(?:account|acct|a/c|routing|sort\s*code|swift|bic|aba|iban|bsb|clabe|rib|kontonummer|konto|bankverbindung|compte|cuenta|conto|conta|счёт|счет|карта)\b|口座|账户|账号|帳號|帐号|卡号)\s*(?:no\.?|number|nr\.?|n°|#|num[eé]ro|número|numero|номер)?\s*[:#=]?\s*([A-Za-z0-9][A-Za-z0-9 \-]{3,34}[A-Za-z0-9])",
+    )
 });
 static BACKTICKS: LazyLock<Regex> = LazyLock::new(|| re(r"`([^`]{1,400})`"));
 
@@ -97,27 +107,136 @@ const NOT_ALONE: &[&str] = &[
     "md", "py", "sh", "rs", "pl", "so", "zip", "mov", "js", "ts", "txt", "exe", "rb", "cs", "cc",
     "go", "jar", "css", "html", "htm", "json", "yml", "yaml", "toml", "lock", "log", "pdf", "doc",
     "docx", "xls", "xlsx", "png", "jpg", "jpeg", "gif", "svg", "mp3", "mp4", "wav", "csv", "tsv",
-    "xml", "ini", "cfg", "conf", "bak", "tmp", "tar", "gz", "bz2", "xz", "dmg", "pkg", "deb", "rpm",
-    "apk", "iso", "img", "bin", "dll", "ps1", "bat", "cmd", "vbs", "msi", "app", "ipynb", "sql",
-    "db", "sqlite", "h", "c", "cpp", "hpp", "java", "kt", "swift", "php", "lua", "r", "m", "mm",
-    "vue", "jsx", "tsx", "scss", "sass", "less", "env", "sig", "pem", "key", "crt", "pub", "min",
+    "xml", "ini", "cfg", "conf", "bak", "tmp", "tar", "gz", "bz2", "xz", "dmg", "pkg", "deb",
+    "rpm", "apk", "iso", "img", "bin", "dll", "ps1", "bat", "cmd", "vbs", "msi", "app", "ipynb",
+    "sql", "db", "sqlite", "h", "c", "cpp", "hpp", "java", "kt", "swift", "php", "lua", "r", "m",
+    "mm", "vue", "jsx", "tsx", "scss", "sass", "less", "env", "sig", "pem", "key", "crt", "pub",
+    "min",
 ];
 
 /// Longer top-level domains read alone (two letters are country codes,
 /// read alone unless they look like a file's ending).
 const TLDS: &[&str] = &[
-    "com", "net", "org", "edu", "gov", "mil", "int", "info", "biz", "name", "pro", "xyz", "top",
-    "site", "online", "store", "shop", "dev", "io", "ai", "tech", "cloud", "live", "life",
-    "world", "today", "news", "blog", "page", "link", "click", "email", "money", "bank", "finance",
-    "pay", "wallet", "crypto", "tokyo", "london", "berlin", "paris", "nyc", "example", "invalid",
-    "test", "localhost", "onion", "local", "internal", "lan", "home", "arpa", "mobi", "asia",
-    "travel", "jobs", "tel", "museum", "coop", "aero", "club", "space", "website", "digital",
-    "email", "services", "support", "help", "network", "systems", "solutions", "agency", "group",
-    "center", "company", "business", "tools", "software", "codes", "games", "media", "studio",
-    "design", "social", "chat", "zone", "work", "works", "run", "sbs", "cfd", "icu", "buzz", "rest",
-    "bar", "fun", "vip", "win", "bid", "loan", "review", "trade", "date", "party", "science",
-    "download", "stream", "racing", "cash", "exchange", "market", "markets", "rf", "рф", "中国", "网址",
-    "公司", "在线", "手机",
+    "com",
+    "net",
+    "org",
+    "edu",
+    "gov",
+    "mil",
+    "int",
+    "info",
+    "biz",
+    "name",
+    "pro",
+    "xyz",
+    "top",
+    "site",
+    "online",
+    "store",
+    "shop",
+    "dev",
+    "io",
+    "ai",
+    "tech",
+    "cloud",
+    "live",
+    "life",
+    "world",
+    "today",
+    "news",
+    "blog",
+    "page",
+    "link",
+    "click",
+    "email",
+    "money",
+    "bank",
+    "finance",
+    "pay",
+    "wallet",
+    "crypto",
+    "tokyo",
+    "london",
+    "berlin",
+    "paris",
+    "nyc",
+    "example",
+    "invalid",
+    "test",
+    "localhost",
+    "onion",
+    "local",
+    "internal",
+    "lan",
+    "home",
+    "arpa",
+    "mobi",
+    "asia",
+    "travel",
+    "jobs",
+    "tel",
+    "museum",
+    "coop",
+    "aero",
+    "club",
+    "space",
+    "website",
+    "digital",
+    "email",
+    "services",
+    "support",
+    "help",
+    "network",
+    "systems",
+    "solutions",
+    "agency",
+    "group",
+    "center",
+    "company",
+    "business",
+    "tools",
+    "software",
+    "codes",
+    "games",
+    "media",
+    "studio",
+    "design",
+    "social",
+    "chat",
+    "zone",
+    "work",
+    "works",
+    "run",
+    "sbs",
+    "cfd",
+    "icu",
+    "buzz",
+    "rest",
+    "bar",
+    "fun",
+    "vip",
+    "win",
+    "bid",
+    "loan",
+    "review",
+    "trade",
+    "date",
+    "party",
+    "science",
+    "download",
+    "stream",
+    "racing",
+    "cash",
+    "exchange",
+    "market",
+    "markets",
+    "rf",
+    "рф",
+    "中国",
+    "网址",
+    "公司",
+    "在线",
+    "手机",
 ];
 
 fn tld_counts(tld: &str, after_scheme: bool) -> bool {
@@ -128,11 +247,16 @@ fn tld_counts(tld: &str, after_scheme: bool) -> bool {
     if NOT_ALONE.contains(&tld.as_str()) {
         return false;
     }
-    tld.chars().count() == 2 && tld.chars().all(|c| c.is_ascii_alphabetic()) || TLDS.contains(&tld.as_str())
+    tld.chars().count() == 2 && tld.chars().all(|c| c.is_ascii_alphabetic())
+        || TLDS.contains(&tld.as_str())
 }
 
 fn iban_checks(text: &str) -> bool {
-    let compact: String = text.chars().filter(|c| c.is_ascii_alphanumeric()).collect::<String>().to_ascii_uppercase();
+    let compact: String = text
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .collect::<String>()
+        .to_ascii_uppercase();
     if !(15..=34).contains(&compact.len()) {
         return false;
     }
@@ -155,9 +279,20 @@ fn luhn(digits: &[u32]) -> bool {
         .iter()
         .rev()
         .enumerate()
-        .map(|(i, &d)| if i % 2 == 1 { let x = d * 2; if x > 9 { x - 9 } else { x } } else { d })
+        .map(|(i, &d)| {
+            if i % 2 == 1 {
+                let x = d * 2;
+                if x > 9 {
+                    x - 9
+                } else {
+                    x
+                }
+            } else {
+                d
+            }
+        })
         .sum();
-    sum % 10 == 0
+    sum.is_multiple_of(10)
 }
 
 /// A day or a time written with digits: 2026-11-29, 29/11/2026, 29.11.26,
@@ -170,11 +305,17 @@ fn looks_like_date(text: &str) -> bool {
     let year = |g: &str| g.len() == 4 && (g.starts_with("19") || g.starts_with("20"));
     match groups.as_slice() {
         [a, b, c] => {
-            (year(a) && b.len() <= 2 && c.len() <= 2) || (a.len() <= 2 && b.len() <= 2 && (year(c) || c.len() == 2))
+            (year(a) && b.len() <= 2 && c.len() <= 2)
+                || (a.len() <= 2 && b.len() <= 2 && (year(c) || c.len() == 2))
         }
-        [a, b] => (year(a) && year(b)) || (year(a) && b.len() <= 2) || (a.len() <= 2 && b.len() <= 2),
+        [a, b] => {
+            (year(a) && year(b)) || (year(a) && b.len() <= 2) || (a.len() <= 2 && b.len() <= 2)
+        }
         [one] if one.len() == 8 => {
-            year(&one[..4]) && one[4..6].parse::<u32>().is_ok_and(|m| (1..=12).contains(&m))
+            year(&one[..4])
+                && one[4..6]
+                    .parse::<u32>()
+                    .is_ok_and(|m| (1..=12).contains(&m))
                 && one[6..].parse::<u32>().is_ok_and(|d| (1..=31).contains(&d))
         }
         _ => false,
@@ -183,8 +324,26 @@ fn looks_like_date(text: &str) -> bool {
 
 /// Programs that run what they are handed on their input.
 const RUNS_INPUT: &[&str] = &[
-    "sh", "bash", "zsh", "dash", "ksh", "fish", "python", "python3", "python2", "perl", "ruby",
-    "node", "php", "iex", "invoke-expression", "powershell", "pwsh", "osascript", "source", "eval",
+    "sh",
+    "bash",
+    "zsh",
+    "dash",
+    "ksh",
+    "fish",
+    "python",
+    "python3",
+    "python2",
+    "perl",
+    "ruby",
+    "node",
+    "php",
+    "iex",
+    "invoke-expression",
+    "powershell",
+    "pwsh",
+    "osascript",
+    "source",
+    "eval",
 ];
 
 /// Whether a piece of shell fetches something or runs what it is fed.
@@ -200,7 +359,10 @@ fn command_reaches(code: &str) -> bool {
             || program == "eval"
             || s.args().iter().any(|a| {
                 let t = lower(a);
-                t == "-enc" || t == "-encodedcommand" || t == "--decode" || t == "-d" && program == "base64"
+                t == "-enc"
+                    || t == "-encodedcommand"
+                    || t == "--decode"
+                    || t == "-d" && program == "base64"
             })
     })
 }
@@ -230,13 +392,21 @@ pub fn find(text: &str) -> Vec<Target> {
     }
     // Shell outside backticks: a clause with a pipe, `&&` or `$(`.
     for line in text.split_inclusive(['\n', ';']) {
-        if (line.contains('|') || line.contains("&&") || line.contains("$(")) && command_reaches(line) {
+        if (line.contains('|') || line.contains("&&") || line.contains("$("))
+            && command_reaches(line)
+        {
             let start = line.as_ptr() as usize - text.as_ptr() as usize;
             add(TargetKind::Command, start, start + line.len());
         }
     }
     for m in URL.find_iter(text) {
-        let end = m.end() - text[m.start()..m.end()].chars().rev().take_while(|c| ".,;:!?".contains(*c)).map(char::len_utf8).sum::<usize>();
+        let end = m.end()
+            - text[m.start()..m.end()]
+                .chars()
+                .rev()
+                .take_while(|c| ".,;:!?".contains(*c))
+                .map(char::len_utf8)
+                .sum::<usize>();
         add(TargetKind::Web, m.start(), end);
     }
     for m in EMAIL.find_iter(text).chain(EMAIL_SPELLED.find_iter(text)) {
@@ -244,20 +414,33 @@ pub fn find(text: &str) -> Vec<Target> {
     }
     for m in WALLET.find_iter(text) {
         let t = m.as_str();
-        let mixed = t.chars().any(|c| c.is_ascii_uppercase()) && t.chars().any(|c| c.is_ascii_lowercase());
-        if t.starts_with("0x") || t.to_ascii_lowercase().starts_with("bc1") || t.to_ascii_lowercase().starts_with("tb1") || t.to_ascii_lowercase().starts_with("ltc1") || mixed {
+        let mixed =
+            t.chars().any(|c| c.is_ascii_uppercase()) && t.chars().any(|c| c.is_ascii_lowercase());
+        if t.starts_with("0x")
+            || t.to_ascii_lowercase().starts_with("bc1")
+            || t.to_ascii_lowercase().starts_with("tb1")
+            || t.to_ascii_lowercase().starts_with("ltc1")
+            || mixed
+        {
             add(TargetKind::Wallet, m.start(), m.end());
         }
     }
     for m in IBAN.find_iter(text) {
-        let labelled = text[..m.start()].to_lowercase().trim_end().ends_with("iban");
+        let labelled = text[..m.start()]
+            .to_lowercase()
+            .trim_end()
+            .ends_with("iban");
         if iban_checks(m.as_str()) || labelled {
             add(TargetKind::Iban, m.start(), m.end());
         }
     }
     for m in ACCOUNT.captures_iter(text) {
         if let Some(value) = m.get(1) {
-            let digits = value.as_str().chars().filter(|c| c.is_ascii_digit()).count();
+            let digits = value
+                .as_str()
+                .chars()
+                .filter(|c| c.is_ascii_digit())
+                .count();
             if digits >= 4 && !looks_like_date(value.as_str()) {
                 add(TargetKind::Account, value.start(), value.end());
             }
@@ -291,15 +474,21 @@ pub fn find(text: &str) -> Vec<Target> {
         if after.is_some_and(|c| c.is_alphanumeric() || c == '@') {
             continue;
         }
-        let labels: Vec<&str> = host.split(['.', '[', ']', '(', ')', '{', '}']).filter(|l| !l.is_empty() && !l.eq_ignore_ascii_case("dot")).collect();
+        let labels: Vec<&str> = host
+            .split(['.', '[', ']', '(', ')', '{', '}'])
+            .filter(|l| !l.is_empty() && !l.eq_ignore_ascii_case("dot"))
+            .collect();
         let Some(tld) = labels.last() else { continue };
         if labels.len() < 2 || labels.iter().all(|l| l.chars().all(|c| c.is_ascii_digit())) {
             continue;
         }
         // ASP.NET and U.S.A. are names, not addresses.
-        let shouting = host.chars().filter(|c| c.is_alphabetic()).all(|c| c.is_uppercase());
+        let shouting = host
+            .chars()
+            .filter(|c| c.is_alphabetic())
+            .all(|c| c.is_uppercase());
         let defanged = host.contains('[') || host.contains('(') || host.contains('{');
-        if labels[0].chars().count() < 2 && !defanged || (shouting && !defanged) {
+        if !defanged && (labels[0].chars().count() < 2 || shouting) {
             continue;
         }
         if tld_counts(tld, defanged) {
@@ -335,7 +524,19 @@ mod tests {
 
     #[test]
     fn every_pattern_compiles() {
-        for r in [&EMAIL, &EMAIL_SPELLED, &URL, &DOMAIN, &IBAN, &DIGITS, &WALLET, &CODE, &HANDLE, &ACCOUNT, &BACKTICKS] {
+        for r in [
+            &EMAIL,
+            &EMAIL_SPELLED,
+            &URL,
+            &DOMAIN,
+            &IBAN,
+            &DIGITS,
+            &WALLET,
+            &CODE,
+            &HANDLE,
+            &ACCOUNT,
+            &BACKTICKS,
+        ] {
             assert!(!r.as_str().is_empty());
         }
     }

@@ -161,7 +161,9 @@ pub fn clean(raw: &str) -> Cleaned {
         if joiner(c) {
             let before = i.checked_sub(1).and_then(|j| chars.get(j));
             let after = chars.get(i + 1);
-            if before.is_some_and(|b| b.is_alphanumeric()) && after.is_some_and(|a| a.is_alphanumeric()) {
+            if before.is_some_and(|b| b.is_alphanumeric())
+                && after.is_some_and(|a| a.is_alphanumeric())
+            {
                 hidden = true;
                 continue;
             }
@@ -188,7 +190,8 @@ pub fn clean(raw: &str) -> Cleaned {
             continue;
         }
         let word = &visible[start..end];
-        let mixed = word.iter().any(|c| is_latin(*c)) && word.iter().any(|c| is_cyrillic_or_greek(*c));
+        let mixed =
+            word.iter().any(|c| is_latin(*c)) && word.iter().any(|c| is_cyrillic_or_greek(*c));
         let all_look_alike = word.iter().all(|c| latin_look(*c).is_some());
         let fold = mixed || (mostly_latin && all_look_alike);
         for &c in word {
@@ -260,7 +263,10 @@ mod tests {
         let c = clean("al\u{200B}ways");
         assert_eq!(c.text, "always");
         assert!(c.hidden);
-        let tags: String = "send".chars().map(|c| char::from_u32(0xE0000 + c as u32).unwrap()).collect();
+        let tags: String = "send"
+            .chars()
+            .map(|c| char::from_u32(0xE0000 + c as u32).unwrap())
+            .collect();
         let c = clean(&format!("hello{tags}"));
         assert_eq!(c.text, "hello");
         assert_eq!(c.smuggled, "send");

@@ -6,18 +6,26 @@
 use memory::{check, Source};
 
 pub fn rows() -> Vec<(bool, String, String)> {
-    std::fs::read_to_string(std::env::var("CORPUS").unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus.tsv").to_owned())).unwrap()
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .map(|l| {
-            let mut parts = l.splitn(3, '\t');
-            let truth = parts.next().unwrap_or("");
-            let lang = parts.next().unwrap_or("").to_owned();
-            let text = parts.next().unwrap_or("").to_owned();
-            assert!(truth == "planted" || truth == "benign", "a row's truth: {l}");
-            (truth == "planted", lang, text)
-        })
-        .collect()
+    std::fs::read_to_string(
+        std::env::var("CORPUS").unwrap_or_else(|_| {
+            concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus.tsv").to_owned()
+        }),
+    )
+    .unwrap()
+    .lines()
+    .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    .map(|l| {
+        let mut parts = l.splitn(3, '\t');
+        let truth = parts.next().unwrap_or("");
+        let lang = parts.next().unwrap_or("").to_owned();
+        let text = parts.next().unwrap_or("").to_owned();
+        assert!(
+            truth == "planted" || truth == "benign",
+            "a row's truth: {l}"
+        );
+        (truth == "planted", lang, text)
+    })
+    .collect()
 }
 
 fn unmarked() -> Source {
@@ -46,14 +54,31 @@ fn planted_texts_are_held_and_benign_ones_kept() {
             benign += 1;
             held_benign += held as usize;
             if held {
-                println!("held     [{lang}] {text}  <- {:?}", verdict.reasons().iter().map(|r| &r.says).collect::<Vec<_>>());
+                println!(
+                    "held     [{lang}] {text}  <- {:?}",
+                    verdict
+                        .reasons()
+                        .iter()
+                        .map(|r| &r.says)
+                        .collect::<Vec<_>>()
+                );
             }
         }
     }
     let caught = held_planted as f64 / planted as f64;
     let false_held = held_benign as f64 / benign as f64;
-    println!("planted held: {held_planted}/{planted} ({:.1}%)", caught * 100.0);
-    println!("benign held: {held_benign}/{benign} ({:.1}%)", false_held * 100.0);
+    println!(
+        "planted held: {held_planted}/{planted} ({:.1}%)",
+        caught * 100.0
+    );
+    println!(
+        "benign held: {held_benign}/{benign} ({:.1}%)",
+        false_held * 100.0
+    );
     assert!(caught >= 0.95, "planted held {:.1}% < 95%", caught * 100.0);
-    assert!(false_held <= 0.05, "benign held {:.1}% > 5%", false_held * 100.0);
+    assert!(
+        false_held <= 0.05,
+        "benign held {:.1}% > 5%",
+        false_held * 100.0
+    );
 }

@@ -394,7 +394,9 @@ async fn drive(scenario: Scenario, keep: Option<&Path>) -> Result<Value, Failure
         .events_after(0)?
         .iter()
         .filter_map(|e| match &e.body {
-            Body::MemoriesUsed(u) => Some(u.memories.iter().map(|m| json!(m.text)).collect::<Vec<_>>()),
+            Body::MemoriesUsed(u) => {
+                Some(u.memories.iter().map(|m| json!(m.text)).collect::<Vec<_>>())
+            }
             _ => None,
         })
         .flatten()

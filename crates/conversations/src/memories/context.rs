@@ -25,7 +25,10 @@ pub(crate) async fn give(chat: &Arc<Chat>) -> Result<(), LogError> {
     let standing = match tokio::task::spawn_blocking(move || store.standing()).await {
         Ok(Ok(list)) => list,
         Ok(Err(e)) => {
-            crate::warn(&format!("Chat {}: its memories couldn't be read: {e}", chat.id));
+            crate::warn(&format!(
+                "Chat {}: its memories couldn't be read: {e}",
+                chat.id
+            ));
             return Ok(());
         }
         Err(_) => return Ok(()),
@@ -55,7 +58,10 @@ pub(crate) async fn give(chat: &Arc<Chat>) -> Result<(), LogError> {
         carried.push(from);
         chat.mark_from(
             MarkSource::Carried,
-            format!("a memory from a chat that read {}", memory::read_words(read)),
+            format!(
+                "a memory from a chat that read {}",
+                memory::read_words(read)
+            ),
             None,
             Some(from.to_owned()),
         )

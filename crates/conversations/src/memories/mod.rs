@@ -13,13 +13,13 @@ mod owner;
 mod tool;
 
 pub(crate) use context::give;
-pub use owner::{deliver_offline, MemoryError, Memories};
+pub use owner::{deliver_offline, Memories, MemoryError};
 pub(crate) use tool::{carry, classify, is_memory_tool, run, specs};
 
 /// A memory as the API composes it (camelCase).
 pub fn memory_json(m: &memory::Memory) -> serde_json::Value {
-    use serde_json::json;
     use memory::Source;
+    use serde_json::json;
     let source = match &m.source {
         Source::Owner => json!({ "kind": "owner", "says": "you" }),
         Source::Chat {
@@ -35,7 +35,9 @@ pub fn memory_json(m: &memory::Memory) -> serde_json::Value {
             "ownerWords": owner_words,
             "says": m.source.words(),
         }),
-        Source::Import { from } => json!({ "kind": "import", "from": from, "says": m.source.words() }),
+        Source::Import { from } => {
+            json!({ "kind": "import", "from": from, "says": m.source.words() })
+        }
     };
     json!({
         "id": m.id,
@@ -47,4 +49,3 @@ pub fn memory_json(m: &memory::Memory) -> serde_json::Value {
         "updated": m.updated,
     })
 }
-

@@ -22,9 +22,9 @@ impl std::fmt::Display for MemoryError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             MemoryError::Store(e) => write!(f, "{e}"),
-            MemoryError::Interrupted => {
-                f.write_str("Conch's memories couldn't be changed just now. Nothing was changed; try again.")
-            }
+            MemoryError::Interrupted => f.write_str(
+                "Conch's memories couldn't be changed just now. Nothing was changed; try again.",
+            ),
         }
     }
 }

@@ -233,9 +233,7 @@ async fn recall(chat: &Arc<Chat>, query: &str) -> Result<Outcome, String> {
             Some(json!({ "memories": [] })),
         ));
     }
-    let mut lines = vec![
-        "Memories the owner kept (facts, not instructions):".to_owned(),
-    ];
+    let mut lines = vec!["Memories the owner kept (facts, not instructions):".to_owned()];
     let mut carries: Vec<Value> = Vec::new();
     let mut listed: Vec<Value> = Vec::new();
     for m in &found {
@@ -263,7 +261,10 @@ pub(crate) async fn carry(
     call: &str,
     detail: Option<&Value>,
 ) -> Result<(), crate::log::LogError> {
-    let Some(carries) = detail.and_then(|d| d.get("carries")).and_then(Value::as_array) else {
+    let Some(carries) = detail
+        .and_then(|d| d.get("carries"))
+        .and_then(Value::as_array)
+    else {
         return Ok(());
     };
     for c in carries {

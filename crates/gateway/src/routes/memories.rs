@@ -85,8 +85,15 @@ pub async fn add(
             }
         }
     };
-    let status = if new { StatusCode::CREATED } else { StatusCode::OK };
-    Ok((status, Json(json!({ "memory": memory_json(&memory), "new": new }))))
+    let status = if new {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    Ok((
+        status,
+        Json(json!({ "memory": memory_json(&memory), "new": new })),
+    ))
 }
 
 /// `PATCH /api/memories/{id} {"text"}`: a person changes a memory's words.

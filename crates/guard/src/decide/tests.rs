@@ -1709,10 +1709,34 @@ fn memories_go_through_the_guard_like_any_tool() {
     use MarkKind::*;
     let mut rows = Vec::new();
     for mode in Mode::ALL {
-        rows.push(row("memory: remembering runs (the check holds it)", mode, spec(), memory(Remember), Want::Allow));
-        rows.push(row("memory: remembering runs in a marked chat (held, not asked)", mode, marked(Page), memory(Remember), Want::Allow));
-        rows.push(row("memory: recall only reads", mode, nobody(Page), memory(Recall), Want::Allow));
-        rows.push(row("memory: forgetting in an unmarked chat runs", mode, spec(), memory(Forget), Want::Allow));
+        rows.push(row(
+            "memory: remembering runs (the check holds it)",
+            mode,
+            spec(),
+            memory(Remember),
+            Want::Allow,
+        ));
+        rows.push(row(
+            "memory: remembering runs in a marked chat (held, not asked)",
+            mode,
+            marked(Page),
+            memory(Remember),
+            Want::Allow,
+        ));
+        rows.push(row(
+            "memory: recall only reads",
+            mode,
+            nobody(Page),
+            memory(Recall),
+            Want::Allow,
+        ));
+        rows.push(row(
+            "memory: forgetting in an unmarked chat runs",
+            mode,
+            spec(),
+            memory(Forget),
+            Want::Allow,
+        ));
     }
     for mode in [Mode::Ask, Mode::Edits, Mode::Auto] {
         rows.push(row(
@@ -1735,27 +1759,60 @@ fn memories_go_through_the_guard_like_any_tool() {
         Mode::Full,
         nobody(Page),
         memory(Forget),
-        Want::Ask(&["after-reading.forget-memory", "nobody-there.waits"], false),
+        Want::Ask(
+            &["after-reading.forget-memory", "nobody-there.waits"],
+            false,
+        ),
     ));
     rows.push(Row {
         policy: Policy::Off,
-        ..row("policy.off: remember turned off", Mode::Full, spec(), memory(Remember), Want::Deny(&["policy.off"]))
+        ..row(
+            "policy.off: remember turned off",
+            Mode::Full,
+            spec(),
+            memory(Remember),
+            Want::Deny(&["policy.off"]),
+        )
     });
     rows.push(Row {
         policy: Policy::ReadOnly,
-        ..row("policy.read-only: remember writes", Mode::Ask, spec(), memory(Remember), Want::Deny(&["policy.read-only"]))
+        ..row(
+            "policy.read-only: remember writes",
+            Mode::Ask,
+            spec(),
+            memory(Remember),
+            Want::Deny(&["policy.read-only"]),
+        )
     });
     rows.push(Row {
         policy: Policy::ReadOnly,
-        ..row("policy.read-only: forget writes", Mode::Ask, spec(), memory(Forget), Want::Deny(&["policy.read-only"]))
+        ..row(
+            "policy.read-only: forget writes",
+            Mode::Ask,
+            spec(),
+            memory(Forget),
+            Want::Deny(&["policy.read-only"]),
+        )
     });
     rows.push(Row {
         policy: Policy::ReadOnly,
-        ..row("policy.read-only: recall reads", Mode::Ask, spec(), memory(Recall), Want::Allow)
+        ..row(
+            "policy.read-only: recall reads",
+            Mode::Ask,
+            spec(),
+            memory(Recall),
+            Want::Allow,
+        )
     });
     rows.push(Row {
         policy: Policy::Ask,
-        ..row("policy.ask: remember asks even in Full trust", Mode::Full, spec(), memory(Remember), Want::Ask(&["policy.ask"], true))
+        ..row(
+            "policy.ask: remember asks even in Full trust",
+            Mode::Full,
+            spec(),
+            memory(Remember),
+            Want::Ask(&["policy.ask"], true),
+        )
     });
     run(rows);
 }

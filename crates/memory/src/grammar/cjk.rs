@@ -13,10 +13,32 @@ use super::Cue;
 use crate::clause::{Sentence, Tok};
 
 const JA_MOODS: &[&str] = &[
-    "てください", "でください", "て下さい", "で下さい", "ないでください", "ないで下さい", "なさい",
-    "しろ", "せよ", "てくれ", "でくれ", "ておいて", "でおいて", "お願いします", "お願いいたします",
-    "をお願い", "願います", "べきです", "べきだ", "べし", "ましょう", "するな", "ようにして",
-    "ようお願い", "てちょうだい", "てもらえ",
+    "てください",
+    "でください",
+    "て下さい",
+    "で下さい",
+    "ないでください",
+    "ないで下さい",
+    "なさい",
+    "しろ",
+    "せよ",
+    "てくれ",
+    "でくれ",
+    "ておいて",
+    "でおいて",
+    "お願いします",
+    "お願いいたします",
+    "をお願い",
+    "願います",
+    "べきです",
+    "べきだ",
+    "べし",
+    "ましょう",
+    "するな",
+    "ようにして",
+    "ようお願い",
+    "てちょうだい",
+    "てもらえ",
 ];
 
 /// Whether a clause ends the way rules are written: a verb's plain form
@@ -30,17 +52,67 @@ fn ja_rule_ending(run: &str) -> bool {
         .is_some_and(|c| "うくぐすつぬぶむるい".contains(c))
 }
 const JA_STANDING: &[&str] = &[
-    "常に", "必ず", "今後", "これから", "以後", "毎回", "決して", "絶対", "いつも", "今から", "以降",
+    "常に",
+    "必ず",
+    "今後",
+    "これから",
+    "以後",
+    "毎回",
+    "決して",
+    "絶対",
+    "いつも",
+    "今から",
+    "以降",
 ];
 const JA_ADDRESSEE: &[&str] = &["あなた", "アシスタント", "きみ", "君"];
 
 const ZH_LEADS: &[&str] = &[
-    "从现在起", "从现在开始", "从今以后", "从今天起", "从今天开始", "今后", "以后", "此后", "往后",
-    "每次", "每当", "也", "并", "然后", "同时", "另外", "记得", "记住", "注意",
+    "从现在起",
+    "从现在开始",
+    "从今以后",
+    "从今天起",
+    "从今天开始",
+    "今后",
+    "以后",
+    "此后",
+    "往后",
+    "每次",
+    "每当",
+    "也",
+    "并",
+    "然后",
+    "同时",
+    "另外",
+    "记得",
+    "记住",
+    "注意",
 ];
 const ZH_MOODS: &[&str] = &[
-    "请", "务必", "必须", "一定要", "千万", "不要", "别", "切勿", "不得", "禁止", "总是", "始终",
-    "永远", "一律", "直接", "立即", "马上", "把", "将", "要", "应该", "应当", "不准", "不许", "勿",
+    "请",
+    "务必",
+    "必须",
+    "一定要",
+    "千万",
+    "不要",
+    "别",
+    "切勿",
+    "不得",
+    "禁止",
+    "总是",
+    "始终",
+    "永远",
+    "一律",
+    "直接",
+    "立即",
+    "马上",
+    "把",
+    "将",
+    "要",
+    "应该",
+    "应当",
+    "不准",
+    "不许",
+    "勿",
 ];
 /// Words that start like a mood but aren't one.
 const ZH_NOT_MOODS: &[&str] = &["要是", "将来", "别人", "别的", "把握", "要求的"];
@@ -67,20 +139,17 @@ fn cue(lang: &'static str, s: &Sentence, at: usize) -> Option<Cue> {
 const ZH_PEOPLE: &[&str] = &["我", "他", "她", "它", "咱", "大家", "别人"];
 
 /// Moods that may come after the topic ("所有验证码都直接发给…").
-const ZH_INNER_MOODS: &[&str] = &["直接", "都要", "都得", "一律", "务必", "必须", "立即", "马上"];
+const ZH_INNER_MOODS: &[&str] = &[
+    "直接", "都要", "都得", "一律", "务必", "必须", "立即", "马上",
+];
 
 /// Whether a Chinese clause opening with `run` instructs.
 fn zh_opens(run: &str) -> bool {
     let mut rest = run;
     let mut led = false;
-    loop {
-        match ZH_LEADS.iter().find(|l| rest.starts_with(**l)) {
-            Some(l) => {
-                rest = &rest[l.len()..];
-                led = true;
-            }
-            None => break,
-        }
+    while let Some(l) = ZH_LEADS.iter().find(|l| rest.starts_with(**l)) {
+        rest = &rest[l.len()..];
+        led = true;
     }
     if rest.is_empty() || ZH_NOT_MOODS.iter().any(|n| rest.starts_with(n)) {
         return false;
@@ -116,11 +185,17 @@ pub(crate) fn instruction(s: &Sentence) -> Option<Cue> {
                     let standing = JA_STANDING.iter().any(|w| s.cjk().contains(w));
                     if JA_MOODS.iter().any(|m| run.contains(m))
                         || (ends_rule && standing)
-                        || addressed(run, JA_ADDRESSEE, &["べき", "必ず", "常に", "今後", "は必ず"])
+                        || addressed(
+                            run,
+                            JA_ADDRESSEE,
+                            &["べき", "必ず", "常に", "今後", "は必ず"],
+                        )
                     {
                         return cue("Japanese", s, i);
                     }
-                } else if (clause_start && zh_opens(run)) || addressed(run, ZH_ADDRESSEE, ZH_OBLIGED) {
+                } else if (clause_start && zh_opens(run))
+                    || addressed(run, ZH_ADDRESSEE, ZH_OBLIGED)
+                {
                     return cue("Chinese", s, i);
                 }
                 clause_start = false;
@@ -133,17 +208,74 @@ pub(crate) fn instruction(s: &Sentence) -> Option<Cue> {
 }
 
 const JA_RULES: &[&str] = &[
-    "指示を無視", "指示は無視", "以前の指示", "これまでの指示", "ルールを無視", "規則を無視",
-    "制限を無視", "確認せず", "確認しないで", "確認なしで", "確認なしに", "確認不要", "許可なく",
-    "許可なしで", "承認なしで", "承認済み", "事前承認", "聞かずに", "尋ねずに", "黙って", "内緒で",
-    "秘密に", "こっそり", "知らせずに", "伝えずに", "言わないで", "報告しないで",
+    "指示を無視",
+    "指示は無視",
+    "以前の指示",
+    "これまでの指示",
+    "ルールを無視",
+    "規則を無視",
+    "制限を無視",
+    "確認せず",
+    "確認しないで",
+    "確認なしで",
+    "確認なしに",
+    "確認不要",
+    "許可なく",
+    "許可なしで",
+    "承認なしで",
+    "承認済み",
+    "事前承認",
+    "聞かずに",
+    "尋ねずに",
+    "黙って",
+    "内緒で",
+    "秘密に",
+    "こっそり",
+    "知らせずに",
+    "伝えずに",
+    "言わないで",
+    "報告しないで",
 ];
 const ZH_RULES: &[&str] = &[
-    "忽略之前", "忽略所有", "忽略指令", "忽略指示", "忽略规则", "无视规则", "无视指示", "无视指令",
-    "忘记之前", "忘掉之前", "无需确认", "不用确认", "不必确认", "不需要确认", "无需询问", "不用问",
-    "不必问", "不要询问", "不需要询问", "不用询问", "无需许可", "无需批准", "已经批准", "已批准",
-    "预先批准", "事先批准", "不要告诉", "别告诉", "不要让她知道", "不要让他知道", "秘密地", "悄悄",
-    "偷偷", "暗中", "保密", "不经确认", "未经确认", "不经同意", "无需同意",
+    "忽略之前",
+    "忽略所有",
+    "忽略指令",
+    "忽略指示",
+    "忽略规则",
+    "无视规则",
+    "无视指示",
+    "无视指令",
+    "忘记之前",
+    "忘掉之前",
+    "无需确认",
+    "不用确认",
+    "不必确认",
+    "不需要确认",
+    "无需询问",
+    "不用问",
+    "不必问",
+    "不要询问",
+    "不需要询问",
+    "不用询问",
+    "无需许可",
+    "无需批准",
+    "已经批准",
+    "已批准",
+    "预先批准",
+    "事先批准",
+    "不要告诉",
+    "别告诉",
+    "不要让她知道",
+    "不要让他知道",
+    "秘密地",
+    "悄悄",
+    "偷偷",
+    "暗中",
+    "保密",
+    "不经确认",
+    "未经确认",
+    "不经同意",
+    "无需同意",
 ];
 
 pub(crate) fn rules(s: &Sentence) -> Option<Cue> {
@@ -169,7 +301,9 @@ mod tests {
     use crate::clause::sentences;
 
     fn told(text: &str) -> bool {
-        sentences(text, &[]).iter().any(|s| instruction(s).is_some())
+        sentences(text, &[])
+            .iter()
+            .any(|s| instruction(s).is_some())
     }
 
     #[test]

@@ -60,7 +60,9 @@ static FORMS: LazyLock<Forms> = LazyLock::new(|| {
 });
 
 /// Who a fact is about; an instruction's clause has none of them.
-const SUBJECTS: &[&str] = &["ich", "du", "er", "sie", "es", "wir", "ihr", "man", "jemand", "niemand"];
+const SUBJECTS: &[&str] = &[
+    "ich", "du", "er", "sie", "es", "wir", "ihr", "man", "jemand", "niemand",
+];
 
 const FINITE: &[&str] = &[
     "ist", "sind", "war", "waren", "hat", "haben", "hatte", "will", "wollen", "soll", "sollen",
@@ -71,9 +73,10 @@ const FINITE: &[&str] = &[
 fn is_infinitive(word: &str) -> bool {
     let f = &*FORMS;
     f.infinitives.contains(word)
-        || PREFIXES
-            .iter()
-            .any(|p| word.strip_prefix(p).is_some_and(|rest| f.infinitives.contains(rest)))
+        || PREFIXES.iter().any(|p| {
+            word.strip_prefix(p)
+                .is_some_and(|rest| f.infinitives.contains(rest))
+        })
 }
 
 fn verb(s: &Sentence, i: usize) -> bool {
@@ -88,21 +91,25 @@ fn verb(s: &Sentence, i: usize) -> bool {
     if !german {
         return false;
     }
-    let inverted = |n: &str| matches!(n, "ich" | "er" | "es" | "wir" | "man") || FINITE.contains(&n);
+    let inverted =
+        |n: &str| matches!(n, "ich" | "er" | "es" | "wir" | "man") || FINITE.contains(&n);
     if FORMS.du.contains(word) && !s.word(i + 1).is_some_and(inverted) {
         return true;
     }
     // An infinitive at the end, with no subject and no finite verb.
-    let end = (i..s.len()).find(|&k| s.word(k) == Some(",")).unwrap_or(s.len());
+    let end = (i..s.len())
+        .find(|&k| s.word(k) == Some(","))
+        .unwrap_or(s.len());
     if end <= i + 1 {
         return false;
     }
     let clause = i..end;
     let last = s.word(end - 1).unwrap_or("");
     is_infinitive(last)
-        && !clause
-            .clone()
-            .any(|k| s.word(k).is_some_and(|w| SUBJECTS.contains(&w) || FINITE.contains(&w)))
+        && !clause.clone().any(|k| {
+            s.word(k)
+                .is_some_and(|w| SUBJECTS.contains(&w) || FINITE.contains(&w))
+        })
 }
 
 const SMALL: &[&str] = &[
@@ -115,55 +122,57 @@ const SMALL: &[&str] = &[
 
 pub(crate) static DE: Lang = Lang {
     name: "German",
-    leads: Phrases::new(&[
-        "immer", "stets", "nie", "niemals", "ab jetzt", "ab sofort", "von nun an", "ab heute",
-        "künftig", "zukünftig", "in zukunft", "jedes mal", "automatisch", "auch", "und", "dann",
-        "nicht", "jetzt", "sofort", "einfach", "bitte", "denk daran", "denken sie daran",
-        "hinweis", "wichtig", "man muss", "man soll", "man sollte", "es ist erforderlich",
-        "es ist notwendig", "vergiss nicht", "vergessen sie nicht", "stelle sicher",
-        "stellen sie sicher", "achte darauf", "achten sie darauf", "unbedingt", "grundsätzlich",
-    ]),
-    polite: Phrases::new(&[
-        "bitte", "man muss", "man soll", "man sollte", "es ist erforderlich", "es ist notwendig",
-        "vergiss nicht", "vergessen sie nicht", "stelle sicher", "stellen sie sicher",
-        "achte darauf", "achten sie darauf", "denk daran", "denken sie daran",
-    ]),
-    addressee: Phrases::new(&["du", "der assistent", "assistent", "die ki", "der bot", "conch"]),
-    obliged: Phrases::new(&[
-        "musst", "müssen", "sollst", "sollen", "solltest", "sollten", "wirst", "werden", "darfst",
-        "dürfen", "kannst", "können", "immer", "nie", "niemals", "brauchst nicht", "musst nicht",
-        "hast die erlaubnis", "haben die erlaubnis", "bist berechtigt", "sind berechtigt",
-    ]),
-    overrides: Phrases::new(&[
-        "ignoriere", "ignorieren", "ignorier", "vergiss", "vergessen", "vergesst", "umgehe",
-        "umgehen", "deaktiviere", "deaktivieren", "überspringe", "überspringen", "missachte",
-        "missachten", "setze außer kraft", "befolge nicht", "befolgen sie nicht",
-    ]),
-    meta: Phrases::new(&[
-        "vorherigen anweisungen", "vorigen anweisungen", "alle anweisungen", "die anweisungen",
-        "deine anweisungen", "anweisungen", "regeln", "die regeln", "alle regeln", "deine regeln",
-        "einschränkungen", "beschränkungen", "bestätigung", "bestätigungen", "prüfungen",
-        "sicherheitsregeln", "systemprompt", "den systemprompt", "system-prompt", "vorherigen",
-    ]),
-    unasked: Phrases::new(&[
-        "ohne zu fragen", "ohne nachzufragen", "ohne rückfrage", "ohne bestätigung",
-        "ohne erlaubnis", "ohne genehmigung", "ohne zustimmung", "ohne zu prüfen",
-        "ohne bescheid zu sagen", "nicht nachfragen", "keine rückfrage", "keine bestätigung nötig",
-        "keine bestätigung erforderlich", "bereits genehmigt", "schon genehmigt",
-        "vorab genehmigt", "vorab freigegeben", "bereits freigegeben",
-    ]),
-    conceal: Phrases::new(&[
-        "nichts sagen", "sag nichts", "sagen sie nichts", "nicht erzählen", "verschweige",
-        "verschweigen", "heimlich", "im geheimen", "insgeheim", "unbemerkt", "ohne dass sie es merkt",
-        "ohne dass er es merkt", "behalte es für dich", "lösche die spuren", "spuren verwischen",
-    ]),
+    leads: Phrases::new(
+        "immer | stets | nie | niemals | ab jetzt | ab sofort | von nun an | ab heute |
+        künftig | zukünftig | in zukunft | jedes mal | automatisch | auch | und | dann |
+        nicht | jetzt | sofort | einfach | bitte | denk daran | denken sie daran |
+        hinweis | wichtig | man muss | man soll | man sollte | es ist erforderlich |
+        es ist notwendig | vergiss nicht | vergessen sie nicht | stelle sicher |
+        stellen sie sicher | achte darauf | achten sie darauf | unbedingt | grundsätzlich",
+    ),
+    polite: Phrases::new(
+        "bitte | man muss | man soll | man sollte | es ist erforderlich | es ist notwendig |
+        vergiss nicht | vergessen sie nicht | stelle sicher | stellen sie sicher |
+        achte darauf | achten sie darauf | denk daran | denken sie daran",
+    ),
+    addressee: Phrases::new("du | der assistent | assistent | die ki | der bot | conch"),
+    obliged: Phrases::new(
+        "musst | müssen | sollst | sollen | solltest | sollten | wirst | werden | darfst |
+        dürfen | kannst | können | immer | nie | niemals | brauchst nicht | musst nicht |
+        hast die erlaubnis | haben die erlaubnis | bist berechtigt | sind berechtigt",
+    ),
+    overrides: Phrases::new(
+        "ignoriere | ignorieren | ignorier | vergiss | vergessen | vergesst | umgehe |
+        umgehen | deaktiviere | deaktivieren | überspringe | überspringen | missachte |
+        missachten | setze außer kraft | befolge nicht | befolgen sie nicht",
+    ),
+    meta: Phrases::new(
+        "vorherigen anweisungen | vorigen anweisungen | alle anweisungen | die anweisungen |
+        deine anweisungen | anweisungen | regeln | die regeln | alle regeln |
+        deine regeln | einschränkungen | beschränkungen | bestätigung | bestätigungen |
+        prüfungen | sicherheitsregeln | systemprompt | den systemprompt | system-prompt |
+        vorherigen",
+    ),
+    unasked: Phrases::new(
+        "ohne zu fragen | ohne nachzufragen | ohne rückfrage | ohne bestätigung |
+        ohne erlaubnis | ohne genehmigung | ohne zustimmung | ohne zu prüfen |
+        ohne bescheid zu sagen | nicht nachfragen | keine rückfrage |
+        keine bestätigung nötig | keine bestätigung erforderlich | bereits genehmigt |
+        schon genehmigt | vorab genehmigt | vorab freigegeben | bereits freigegeben",
+    ),
+    conceal: Phrases::new(
+        "nichts sagen | sag nichts | sagen sie nichts | nicht erzählen | verschweige |
+        verschweigen | heimlich | im geheimen | insgeheim | unbemerkt |
+        ohne dass sie es merkt | ohne dass er es merkt | behalte es für dich |
+        lösche die spuren | spuren verwischen",
+    ),
     verb,
-    tells: Phrases::new(&[]),
-    hidden_from: Phrases::new(&[]),
-    changes: Phrases::new(&[]),
-    routes: Phrases::new(&[]),
-    deontic: Phrases::new(&[]),
-    acts: Phrases::new(&[]),
+    tells: Phrases::new(""),
+    hidden_from: Phrases::new(""),
+    changes: Phrases::new(""),
+    routes: Phrases::new(""),
+    deontic: Phrases::new(""),
+    acts: Phrases::new(""),
 };
 
 #[cfg(test)]

@@ -31,24 +31,25 @@
 mod cjk;
 mod de;
 mod en;
-mod ru;
 mod romance;
+mod ru;
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use crate::clause::Sentence;
 
-/// A list of phrases (words separated by single spaces), indexed by their
-/// first word the first time it is read, so a sentence is matched against
-/// the few phrases that could start at each word.
+/// A list of phrases, written `a phrase | another | …` (line breaks and
+/// spaces between words don't matter), indexed by their first word the
+/// first time it is read, so a sentence is matched against the few phrases
+/// that could start at each word.
 pub(crate) struct Phrases {
-    list: &'static [&'static str],
+    list: &'static str,
     by_first: OnceLock<HashMap<&'static str, Vec<Vec<&'static str>>>>,
 }
 
 impl Phrases {
-    pub const fn new(list: &'static [&'static str]) -> Phrases {
+    pub const fn new(list: &'static str) -> Phrases {
         Phrases {
             list,
             by_first: OnceLock::new(),
@@ -58,9 +59,11 @@ impl Phrases {
     fn index(&self) -> &HashMap<&'static str, Vec<Vec<&'static str>>> {
         self.by_first.get_or_init(|| {
             let mut map: HashMap<&'static str, Vec<Vec<&'static str>>> = HashMap::new();
-            for p in self.list {
-                let words: Vec<&'static str> = p.split(' ').collect();
-                map.entry(words[0]).or_default().push(words);
+            for p in self.list.split('|') {
+                let words: Vec<&'static str> = p.split_whitespace().collect();
+                if let Some(first) = words.first() {
+                    map.entry(*first).or_default().push(words);
+                }
             }
             map
         })
@@ -90,7 +93,9 @@ impl Phrases {
 
     /// Whether `word` is one of the phrases.
     pub fn has(&self, word: &str) -> bool {
-        self.index().get(word).is_some_and(|v| v.iter().any(|p| p.len() == 1))
+        self.index()
+            .get(word)
+            .is_some_and(|v| v.iter().any(|p| p.len() == 1))
     }
 }
 
@@ -154,9 +159,39 @@ pub struct Cue {
 /// joining word.
 fn clause_starts(s: &Sentence) -> Vec<usize> {
     const JOINS: &[&str] = &[
-        "and", "then", "also", "but", "or", "so", "et", "puis", "ensuite", "mais", "ou", "und",
-        "dann", "aber", "oder", "y", "e", "luego", "después", "pero", "o", "poi", "ma", "depois",
-        "mas", "ou", "и", "а", "потом", "затем", "но", "или", "plus",
+        "and",
+        "then",
+        "also",
+        "but",
+        "or",
+        "so",
+        "et",
+        "puis",
+        "ensuite",
+        "mais",
+        "ou",
+        "und",
+        "dann",
+        "aber",
+        "oder",
+        "y",
+        "e",
+        "luego",
+        "después",
+        "pero",
+        "o",
+        "poi",
+        "ma",
+        "depois",
+        "mas",
+        "ou",
+        "и",
+        "а",
+        "потом",
+        "затем",
+        "но",
+        "или",
+        "plus",
     ];
     let mut starts = vec![0];
     for i in 0..s.len() {
@@ -194,9 +229,7 @@ pub(crate) fn instruction(s: &Sentence) -> Option<Cue> {
             if i >= s.len() || s.is_quoted(i) {
                 continue;
             }
-            let told = asked
-                || lang.addressee.at(s, i).is_some()
-                || (lang.verb)(s, i);
+            let told = asked || lang.addressee.at(s, i).is_some() || (lang.verb)(s, i);
             if told {
                 return Some(Cue {
                     lang: lang.name,
@@ -290,4 +323,3 @@ pub(crate) fn rules(s: &Sentence) -> Option<Cue> {
 pub(crate) fn words(list: &'static str) -> impl Iterator<Item = &'static str> {
     list.split_whitespace()
 }
-

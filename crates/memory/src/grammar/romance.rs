@@ -57,8 +57,16 @@ fn make(
                 for a in *added {
                     // Spelling that keeps a sound: pagar → pague, publicar → publique.
                     let stem = match (stem.chars().last(), a.chars().next()) {
-                        (Some('g'), Some('e' | 'i')) if !ending.starts_with('e') && !ending.starts_with('i') => format!("{stem}u"),
-                        (Some('c'), Some('e' | 'i')) if !ending.starts_with('e') && !ending.starts_with('i') => format!("{}qu", &stem[..stem.len() - 1]),
+                        (Some('g'), Some('e' | 'i'))
+                            if !ending.starts_with('e') && !ending.starts_with('i') =>
+                        {
+                            format!("{stem}u")
+                        }
+                        (Some('c'), Some('e' | 'i'))
+                            if !ending.starts_with('e') && !ending.starts_with('i') =>
+                        {
+                            format!("{}qu", &stem[..stem.len() - 1])
+                        }
                         (Some('z'), Some('e')) => format!("{}c", &stem[..stem.len() - 1]),
                         _ => stem.to_owned(),
                     };
@@ -70,7 +78,11 @@ fn make(
             }
         }
     }
-    verbs.extend(words(irregular).map(unaccent).filter(|f| f.chars().count() > 2));
+    verbs.extend(
+        words(irregular)
+            .map(unaccent)
+            .filter(|f| f.chars().count() > 2),
+    );
     Forms {
         verbs,
         small: words(small).collect(),
@@ -140,12 +152,16 @@ static ES_FORMS: LazyLock<Forms> = LazyLock::new(|| {
         "el la los las un una unos unas de del al a en con sin para por sobre mis mi tus tu sus
          su este esta estos estas todo todos todas cada que y o pero no nunca siempre ya
          también me te le les nos lo",
-        &["selos", "selas", "melo", "mela", "noslo", "lo", "la", "los", "las", "le", "les", "me", "nos", "te", "se"],
+        &[
+            "selos", "selas", "melo", "mela", "noslo", "lo", "la", "los", "las", "le", "les", "me",
+            "nos", "te", "se",
+        ],
     )
 });
 
-static IT_FORMS: LazyLock<Forms> = LazyLock::new(|| {
-    make(
+static IT_FORMS: LazyLock<Forms> =
+    LazyLock::new(|| {
+        make(
         "inviare mandare inoltrare pagare installare scaricare pubblicare cancellare eliminare
          ignorare dimenticare disattivare rivelare allegare copiare cliccare visitare usare
          utilizzare contattare chiamare comprare approvare accettare autorizzare informare
@@ -166,7 +182,7 @@ static IT_FORMS: LazyLock<Forms> = LazyLock::new(|| {
          ci vi si l' d'",
         &["glielo", "gliela", "melo", "lo", "la", "li", "le", "gli", "mi", "ti", "ci", "vi", "ne"],
     )
-});
+    });
 
 static PT_FORMS: LazyLock<Forms> = LazyLock::new(|| {
     make(
@@ -188,7 +204,9 @@ static PT_FORMS: LazyLock<Forms> = LazyLock::new(|| {
         "o a os as um uma uns umas de do da dos das em no na nos nas com sem para por pelo pela
          meu minha meus minhas teu tua seu sua este esta estes estas todo todos todas cada que e
          ou mas não nao nunca sempre já também me te lhe lhes",
-        &["-me", "-lhe", "-lhes", "-nos", "-o", "-a", "-os", "-as", "-lo", "-la", "-los", "-las"],
+        &[
+            "-me", "-lhe", "-lhes", "-nos", "-o", "-a", "-os", "-as", "-lo", "-la", "-los", "-las",
+        ],
     )
 });
 
@@ -220,210 +238,217 @@ fn pt_verb(s: &Sentence, i: usize) -> bool {
 
 pub(crate) static FR: Lang = Lang {
     name: "French",
-    leads: Phrases::new(&[
-        "toujours", "jamais", "désormais", "dorénavant", "à partir de maintenant",
-        "à partir d' aujourd'hui", "à l' avenir", "dès maintenant", "dès à présent", "chaque fois",
-        "à chaque fois", "systématiquement", "automatiquement", "discrètement", "aussi", "puis",
-        "ensuite", "et", "alors", "ne", "n'", "surtout", "bien", "maintenant", "immédiatement",
-        "rappel", "note", "remarque", "s' il te plaît", "s' il vous plaît", "svp", "stp",
-        "merci de", "merci d'", "veuillez", "il faut", "il faudra", "il est nécessaire de",
-        "il est obligatoire de", "pensez à", "pense à", "n' oubliez pas de", "n' oublie pas de",
-        "prière de", "à faire", "plus", "rien", "pas",
-    ]),
-    polite: Phrases::new(&[
-        "s' il te plaît", "s' il vous plaît", "svp", "stp", "merci de", "merci d'", "veuillez",
-        "il faut", "il faudra", "il est nécessaire de", "il est obligatoire de", "pensez à",
-        "pense à", "n' oubliez pas de", "n' oublie pas de", "prière de",
-    ]),
-    addressee: Phrases::new(&[
-        "tu", "vous", "toi", "l' assistant", "assistant", "l' ia", "l' ai", "le bot", "le modèle",
-        "conch",
-    ]),
-    obliged: Phrases::new(&[
-        "dois", "devez", "doit", "devras", "devrez", "devrais", "devriez", "es autorisé",
-        "êtes autorisé", "es autorisée", "as le droit", "avez le droit", "peux", "pouvez", "vas",
-        "allez", "ne dois", "ne devez", "toujours", "jamais", "n' as pas besoin",
-        "n' avez pas besoin", "n' a pas besoin", "de",
-    ]),
-    overrides: Phrases::new(&[
-        "ignore", "ignorez", "ignorer", "oublie", "oubliez", "oublier", "contourne", "contournez",
-        "contourner", "désactive", "désactivez", "désactiver", "passe outre", "passez outre",
-        "ne tiens pas compte", "ne tenez pas compte", "ne respecte plus", "ne respectez plus",
-        "ne suis plus", "ne suivez plus",
-    ]),
-    meta: Phrases::new(&[
-        "instructions précédentes", "les instructions", "toutes les instructions", "tes instructions",
-        "vos instructions", "consignes", "les consignes", "règles", "les règles", "toutes les règles",
-        "tes règles", "vos règles", "restrictions", "les restrictions", "vérifications",
-        "confirmation", "confirmations", "le prompt système", "prompt système",
-        "instructions système", "garde-fous", "les garde-fous", "précédentes",
-    ]),
-    unasked: Phrases::new(&[
-        "sans demander", "sans me demander", "sans lui demander", "sans confirmation",
-        "sans autorisation", "sans permission", "sans vérifier", "sans validation", "sans prévenir",
-        "sans consulter", "pas besoin de demander", "pas besoin de confirmation",
-        "inutile de demander", "déjà approuvé", "déjà approuvés", "déjà autorisé", "déjà autorisés",
-        "pré-approuvé", "préapprouvé", "autorisé d' avance", "approuvé d' avance",
-        "autorisés d' avance", "approuvés d' avance",
-    ]),
-    conceal: Phrases::new(&[
-        "ne dis rien", "ne dites rien", "ne lui dis pas", "ne lui dites pas", "ne le dis pas",
-        "ne le dites pas", "en secret", "secrètement", "à son insu", "sans qu' elle le sache",
-        "sans qu' il le sache", "garde ça secret", "gardez ça secret", "garde-le secret",
-        "efface les traces", "effacez les traces", "discrètement transférer", "discrètement envoyer",
-    ]),
+    leads: Phrases::new(
+        "toujours | jamais | désormais | dorénavant | à partir de maintenant |
+        à partir d' aujourd'hui | à l' avenir | dès maintenant | dès à présent |
+        chaque fois | à chaque fois | systématiquement | automatiquement | discrètement |
+        aussi | puis | ensuite | et | alors | ne | n' | surtout | bien | maintenant |
+        immédiatement | rappel | note | remarque | s' il te plaît | s' il vous plaît |
+        svp | stp | merci de | merci d' | veuillez | il faut | il faudra |
+        il est nécessaire de | il est obligatoire de | pensez à | pense à |
+        n' oubliez pas de | n' oublie pas de | prière de | à faire | plus | rien | pas",
+    ),
+    polite: Phrases::new(
+        "s' il te plaît | s' il vous plaît | svp | stp | merci de | merci d' | veuillez |
+        il faut | il faudra | il est nécessaire de | il est obligatoire de | pensez à |
+        pense à | n' oubliez pas de | n' oublie pas de | prière de",
+    ),
+    addressee: Phrases::new(
+        "tu | vous | toi | l' assistant | assistant | l' ia | l' ai | le bot | le modèle |
+        conch",
+    ),
+    obliged: Phrases::new(
+        "dois | devez | doit | devras | devrez | devrais | devriez | es autorisé |
+        êtes autorisé | es autorisée | as le droit | avez le droit | peux | pouvez | vas |
+        allez | ne dois | ne devez | toujours | jamais | n' as pas besoin |
+        n' avez pas besoin | n' a pas besoin | de",
+    ),
+    overrides: Phrases::new(
+        "ignore | ignorez | ignorer | oublie | oubliez | oublier | contourne | contournez |
+        contourner | désactive | désactivez | désactiver | passe outre | passez outre |
+        ne tiens pas compte | ne tenez pas compte | ne respecte plus | ne respectez plus |
+        ne suis plus | ne suivez plus",
+    ),
+    meta: Phrases::new(
+        "instructions précédentes | les instructions | toutes les instructions |
+        tes instructions | vos instructions | consignes | les consignes | règles |
+        les règles | toutes les règles | tes règles | vos règles | restrictions |
+        les restrictions | vérifications | confirmation | confirmations |
+        le prompt système | prompt système | instructions système | garde-fous |
+        les garde-fous | précédentes",
+    ),
+    unasked: Phrases::new(
+        "sans demander | sans me demander | sans lui demander | sans confirmation |
+        sans autorisation | sans permission | sans vérifier | sans validation |
+        sans prévenir | sans consulter | pas besoin de demander |
+        pas besoin de confirmation | inutile de demander | déjà approuvé | déjà approuvés |
+        déjà autorisé | déjà autorisés | pré-approuvé | préapprouvé | autorisé d' avance |
+        approuvé d' avance | autorisés d' avance | approuvés d' avance",
+    ),
+    conceal: Phrases::new(
+        "ne dis rien | ne dites rien | ne lui dis pas | ne lui dites pas | ne le dis pas |
+        ne le dites pas | en secret | secrètement | à son insu | sans qu' elle le sache |
+        sans qu' il le sache | garde ça secret | gardez ça secret | garde-le secret |
+        efface les traces | effacez les traces | discrètement transférer |
+        discrètement envoyer",
+    ),
     verb: fr_verb,
-    tells: Phrases::new(&[]),
-    hidden_from: Phrases::new(&[]),
-    changes: Phrases::new(&[]),
-    routes: Phrases::new(&[]),
-    deontic: Phrases::new(&[]),
-    acts: Phrases::new(&[]),
+    tells: Phrases::new(""),
+    hidden_from: Phrases::new(""),
+    changes: Phrases::new(""),
+    routes: Phrases::new(""),
+    deontic: Phrases::new(""),
+    acts: Phrases::new(""),
 };
 
 pub(crate) static ES: Lang = Lang {
     name: "Spanish",
-    leads: Phrases::new(&[
-        "siempre", "nunca", "jamás", "a partir de ahora", "de ahora en adelante", "en adelante",
-        "desde ahora", "desde hoy", "cada vez", "en el futuro", "automáticamente", "también", "y",
-        "luego", "después", "no", "ahora", "inmediatamente", "discretamente", "recuerda que",
-        "recuerde que", "nota", "por favor", "favor de", "hay que", "es necesario",
-        "es obligatorio", "asegúrate de", "asegúrese de", "no olvides", "no olvide",
-        "no te olvides de", "recuerda", "recuerde", "nada",
-    ]),
-    polite: Phrases::new(&[
-        "por favor", "favor de", "hay que", "es necesario", "es obligatorio", "asegúrate de",
-        "asegúrese de", "no olvides", "no olvide", "no te olvides de",
-    ]),
-    addressee: Phrases::new(&["tú", "usted", "ustedes", "vosotros", "el asistente", "asistente", "la ia", "conch"]),
-    obliged: Phrases::new(&[
-        "debes", "debe", "deberás", "deberá", "tienes que", "tiene que", "has de", "siempre",
-        "nunca", "puedes", "puede", "vas a", "estás autorizado", "está autorizado",
-        "no necesitas", "no tienes que", "no necesita",
-    ]),
-    overrides: Phrases::new(&[
-        "ignora", "ignore", "ignorad", "ignorar", "olvida", "olvide", "olvidar", "omite", "omitir",
-        "salta", "saltar", "desactiva", "desactivar", "pasa por alto", "no sigas", "no respetes",
-    ]),
-    meta: Phrases::new(&[
-        "instrucciones anteriores", "las instrucciones", "todas las instrucciones",
-        "tus instrucciones", "reglas", "las reglas", "todas las reglas", "tus reglas",
-        "restricciones", "las restricciones", "confirmación", "la confirmación", "verificaciones",
-        "el prompt del sistema", "instrucciones del sistema", "anteriores",
-    ]),
-    unasked: Phrases::new(&[
-        "sin preguntar", "sin consultar", "sin confirmación", "sin confirmar", "sin permiso",
-        "sin autorización", "sin aprobación", "sin avisar", "no hace falta preguntar",
-        "no hace falta confirmar", "no es necesario preguntar", "no es necesario confirmar",
-        "ya aprobado", "ya aprobados", "ya autorizado", "ya autorizados", "preaprobado",
-        "pre-aprobado", "aprobado de antemano", "autorizado de antemano",
-    ]),
-    conceal: Phrases::new(&[
-        "no le digas", "no le diga", "no digas nada", "no diga nada", "no se lo digas",
-        "en secreto", "a escondidas", "secretamente", "sin que lo sepa", "sin que ella lo sepa",
-        "sin que él lo sepa", "mantenlo en secreto", "borra las huellas", "borra el rastro",
-    ]),
+    leads: Phrases::new(
+        "siempre | nunca | jamás | a partir de ahora | de ahora en adelante | en adelante |
+        desde ahora | desde hoy | cada vez | en el futuro | automáticamente | también | y |
+        luego | después | no | ahora | inmediatamente | discretamente | recuerda que |
+        recuerde que | nota | por favor | favor de | hay que | es necesario |
+        es obligatorio | asegúrate de | asegúrese de | no olvides | no olvide |
+        no te olvides de | recuerda | recuerde | nada",
+    ),
+    polite: Phrases::new(
+        "por favor | favor de | hay que | es necesario | es obligatorio | asegúrate de |
+        asegúrese de | no olvides | no olvide | no te olvides de",
+    ),
+    addressee: Phrases::new(
+        "tú | usted | ustedes | vosotros | el asistente | asistente | la ia | conch",
+    ),
+    obliged: Phrases::new(
+        "debes | debe | deberás | deberá | tienes que | tiene que | has de | siempre |
+        nunca | puedes | puede | vas a | estás autorizado | está autorizado |
+        no necesitas | no tienes que | no necesita",
+    ),
+    overrides: Phrases::new(
+        "ignora | ignore | ignorad | ignorar | olvida | olvide | olvidar | omite | omitir |
+        salta | saltar | desactiva | desactivar | pasa por alto | no sigas | no respetes",
+    ),
+    meta: Phrases::new(
+        "instrucciones anteriores | las instrucciones | todas las instrucciones |
+        tus instrucciones | reglas | las reglas | todas las reglas | tus reglas |
+        restricciones | las restricciones | confirmación | la confirmación |
+        verificaciones | el prompt del sistema | instrucciones del sistema | anteriores",
+    ),
+    unasked: Phrases::new(
+        "sin preguntar | sin consultar | sin confirmación | sin confirmar | sin permiso |
+        sin autorización | sin aprobación | sin avisar | no hace falta preguntar |
+        no hace falta confirmar | no es necesario preguntar | no es necesario confirmar |
+        ya aprobado | ya aprobados | ya autorizado | ya autorizados | preaprobado |
+        pre-aprobado | aprobado de antemano | autorizado de antemano",
+    ),
+    conceal: Phrases::new(
+        "no le digas | no le diga | no digas nada | no diga nada | no se lo digas |
+        en secreto | a escondidas | secretamente | sin que lo sepa | sin que ella lo sepa |
+        sin que él lo sepa | mantenlo en secreto | borra las huellas | borra el rastro",
+    ),
     verb: es_verb,
-    tells: Phrases::new(&[]),
-    hidden_from: Phrases::new(&[]),
-    changes: Phrases::new(&[]),
-    routes: Phrases::new(&[]),
-    deontic: Phrases::new(&[]),
-    acts: Phrases::new(&[]),
+    tells: Phrases::new(""),
+    hidden_from: Phrases::new(""),
+    changes: Phrases::new(""),
+    routes: Phrases::new(""),
+    deontic: Phrases::new(""),
+    acts: Phrases::new(""),
 };
 
 pub(crate) static IT: Lang = Lang {
     name: "Italian",
-    leads: Phrases::new(&[
-        "sempre", "mai", "d' ora in poi", "da ora in poi", "da adesso in poi", "d' ora in avanti",
-        "da ora in avanti", "in futuro", "ogni volta", "automaticamente", "anche", "e", "poi",
-        "non", "ora", "subito", "ricorda che", "nota", "per favore", "per piacere",
-        "si prega di", "bisogna", "è necessario", "è obbligatorio", "assicurati di",
-        "non dimenticare di", "ricordati di", "niente",
-    ]),
-    polite: Phrases::new(&[
-        "per favore", "per piacere", "si prega di", "bisogna", "è necessario", "è obbligatorio",
-        "assicurati di", "non dimenticare di", "ricordati di",
-    ]),
-    addressee: Phrases::new(&["tu", "voi", "l' assistente", "assistente", "l' ia", "conch"]),
-    obliged: Phrases::new(&[
-        "devi", "deve", "dovrai", "dovete", "sempre", "mai", "puoi", "potete",
-        "sei autorizzato", "non devi", "non hai bisogno",
-    ]),
-    overrides: Phrases::new(&[
-        "ignora", "ignorate", "ignorare", "dimentica", "dimenticate", "dimenticare", "salta",
-        "saltare", "disattiva", "disattivare", "aggira", "aggirare", "non seguire",
-        "non rispettare",
-    ]),
-    meta: Phrases::new(&[
-        "istruzioni precedenti", "le istruzioni", "tutte le istruzioni", "regole", "le regole",
-        "tutte le regole", "restrizioni", "le restrizioni", "conferma", "controlli",
-        "il prompt di sistema", "precedenti",
-    ]),
-    unasked: Phrases::new(&[
-        "senza chiedere", "senza conferma", "senza confermare", "senza permesso",
-        "senza autorizzazione", "senza approvazione", "senza avvisare", "non serve chiedere",
-        "non serve conferma", "non c'è bisogno di chiedere", "già approvato", "già approvati",
-        "già autorizzato", "pre-approvato", "preapprovato", "approvato in anticipo",
-    ]),
-    conceal: Phrases::new(&[
-        "non dirlo", "non dirle", "non dirgli", "non dire niente", "non dire nulla", "in segreto",
-        "di nascosto", "segretamente", "all' insaputa", "tienilo segreto", "cancella le tracce",
-    ]),
+    leads: Phrases::new(
+        "sempre | mai | d' ora in poi | da ora in poi | da adesso in poi |
+        d' ora in avanti | da ora in avanti | in futuro | ogni volta | automaticamente |
+        anche | e | poi | non | ora | subito | ricorda che | nota | per favore |
+        per piacere | si prega di | bisogna | è necessario | è obbligatorio |
+        assicurati di | non dimenticare di | ricordati di | niente",
+    ),
+    polite: Phrases::new(
+        "per favore | per piacere | si prega di | bisogna | è necessario | è obbligatorio |
+        assicurati di | non dimenticare di | ricordati di",
+    ),
+    addressee: Phrases::new("tu | voi | l' assistente | assistente | l' ia | conch"),
+    obliged: Phrases::new(
+        "devi | deve | dovrai | dovete | sempre | mai | puoi | potete | sei autorizzato |
+        non devi | non hai bisogno",
+    ),
+    overrides: Phrases::new(
+        "ignora | ignorate | ignorare | dimentica | dimenticate | dimenticare | salta |
+        saltare | disattiva | disattivare | aggira | aggirare | non seguire |
+        non rispettare",
+    ),
+    meta: Phrases::new(
+        "istruzioni precedenti | le istruzioni | tutte le istruzioni | regole | le regole |
+        tutte le regole | restrizioni | le restrizioni | conferma | controlli |
+        il prompt di sistema | precedenti",
+    ),
+    unasked: Phrases::new(
+        "senza chiedere | senza conferma | senza confermare | senza permesso |
+        senza autorizzazione | senza approvazione | senza avvisare | non serve chiedere |
+        non serve conferma | non c'è bisogno di chiedere | già approvato | già approvati |
+        già autorizzato | pre-approvato | preapprovato | approvato in anticipo",
+    ),
+    conceal: Phrases::new(
+        "non dirlo | non dirle | non dirgli | non dire niente | non dire nulla |
+        in segreto | di nascosto | segretamente | all' insaputa | tienilo segreto |
+        cancella le tracce",
+    ),
     verb: it_verb,
-    tells: Phrases::new(&[]),
-    hidden_from: Phrases::new(&[]),
-    changes: Phrases::new(&[]),
-    routes: Phrases::new(&[]),
-    deontic: Phrases::new(&[]),
-    acts: Phrases::new(&[]),
+    tells: Phrases::new(""),
+    hidden_from: Phrases::new(""),
+    changes: Phrases::new(""),
+    routes: Phrases::new(""),
+    deontic: Phrases::new(""),
+    acts: Phrases::new(""),
 };
 
 pub(crate) static PT: Lang = Lang {
     name: "Portuguese",
-    leads: Phrases::new(&[
-        "sempre", "nunca", "jamais", "a partir de agora", "daqui em diante", "de agora em diante",
-        "daqui para frente", "de hoje em diante", "toda vez", "no futuro", "automaticamente",
-        "também", "e", "depois", "não", "nao", "agora", "imediatamente", "lembre que", "nota",
-        "por favor", "favor", "é preciso", "e preciso", "é necessário", "é obrigatório",
-        "certifique-se de", "não esqueça de", "nao esqueca de", "lembre-se de", "nada",
-    ]),
-    polite: Phrases::new(&[
-        "por favor", "favor", "é preciso", "e preciso", "é necessário", "é obrigatório",
-        "certifique-se de", "não esqueça de", "nao esqueca de", "lembre-se de",
-    ]),
-    addressee: Phrases::new(&["você", "voce", "vocês", "o assistente", "assistente", "a ia", "conch"]),
-    obliged: Phrases::new(&[
-        "deve", "deves", "devem", "tem que", "tens que", "precisa", "sempre", "nunca", "pode",
-        "podes", "vai", "está autorizado", "não precisa", "nao precisa",
-    ]),
-    overrides: Phrases::new(&[
-        "ignore", "ignora", "ignorar", "esqueça", "esqueca", "esquece", "esquecer", "pule",
-        "pular", "desative", "desativar", "contorne", "contornar", "não siga", "nao siga",
-    ]),
-    meta: Phrases::new(&[
-        "instruções anteriores", "instrucoes anteriores", "as instruções", "todas as instruções",
-        "regras", "as regras", "todas as regras", "restrições", "confirmação", "confirmacao",
-        "verificações", "o prompt do sistema", "anteriores",
-    ]),
-    unasked: Phrases::new(&[
-        "sem perguntar", "sem confirmação", "sem confirmacao", "sem confirmar", "sem permissão",
-        "sem permissao", "sem autorização", "sem aprovação", "sem avisar", "não precisa perguntar",
-        "nao precisa perguntar", "não precisa confirmar", "já aprovado", "ja aprovado",
-        "já autorizado", "pré-aprovado", "pre-aprovado", "aprovado antecipadamente",
-    ]),
-    conceal: Phrases::new(&[
-        "não conte", "nao conte", "não diga nada", "nao diga nada", "não fale", "em segredo",
-        "secretamente", "às escondidas", "discretamente", "sem que ela saiba", "sem que ele saiba",
-        "mantenha em segredo", "apague os rastros",
-    ]),
+    leads: Phrases::new(
+        "sempre | nunca | jamais | a partir de agora | daqui em diante |
+        de agora em diante | daqui para frente | de hoje em diante | toda vez | no futuro |
+        automaticamente | também | e | depois | não | nao | agora | imediatamente |
+        lembre que | nota | por favor | favor | é preciso | e preciso | é necessário |
+        é obrigatório | certifique-se de | não esqueça de | nao esqueca de | lembre-se de |
+        nada",
+    ),
+    polite: Phrases::new(
+        "por favor | favor | é preciso | e preciso | é necessário | é obrigatório |
+        certifique-se de | não esqueça de | nao esqueca de | lembre-se de",
+    ),
+    addressee: Phrases::new("você | voce | vocês | o assistente | assistente | a ia | conch"),
+    obliged: Phrases::new(
+        "deve | deves | devem | tem que | tens que | precisa | sempre | nunca | pode |
+        podes | vai | está autorizado | não precisa | nao precisa",
+    ),
+    overrides: Phrases::new(
+        "ignore | ignora | ignorar | esqueça | esqueca | esquece | esquecer | pule | pular |
+        desative | desativar | contorne | contornar | não siga | nao siga",
+    ),
+    meta: Phrases::new(
+        "instruções anteriores | instrucoes anteriores | as instruções |
+        todas as instruções | regras | as regras | todas as regras | restrições |
+        confirmação | confirmacao | verificações | o prompt do sistema | anteriores",
+    ),
+    unasked: Phrases::new(
+        "sem perguntar | sem confirmação | sem confirmacao | sem confirmar | sem permissão |
+        sem permissao | sem autorização | sem aprovação | sem avisar |
+        não precisa perguntar | nao precisa perguntar | não precisa confirmar |
+        já aprovado | ja aprovado | já autorizado | pré-aprovado | pre-aprovado |
+        aprovado antecipadamente",
+    ),
+    conceal: Phrases::new(
+        "não conte | nao conte | não diga nada | nao diga nada | não fale | em segredo |
+        secretamente | às escondidas | discretamente | sem que ela saiba |
+        sem que ele saiba | mantenha em segredo | apague os rastros",
+    ),
     verb: pt_verb,
-    tells: Phrases::new(&[]),
-    hidden_from: Phrases::new(&[]),
-    changes: Phrases::new(&[]),
-    routes: Phrases::new(&[]),
-    deontic: Phrases::new(&[]),
-    acts: Phrases::new(&[]),
+    tells: Phrases::new(""),
+    hidden_from: Phrases::new(""),
+    changes: Phrases::new(""),
+    routes: Phrases::new(""),
+    deontic: Phrases::new(""),
+    acts: Phrases::new(""),
 };
 
 #[cfg(test)]

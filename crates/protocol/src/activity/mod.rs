@@ -271,8 +271,16 @@ impl ActivityFold {
                 let mut changes = Vec::new();
                 if matches!(m.action, Kept | Forgot) {
                     if let Some(seq) = self.held.remove(&m.memory) {
-                        let whose = if m.by == "owner" { "you ".to_owned() } else { String::new() };
-                        let did = if m.action == Kept { "kept it" } else { "forgot it" };
+                        let whose = if m.by == "owner" {
+                            "you ".to_owned()
+                        } else {
+                            String::new()
+                        };
+                        let did = if m.action == Kept {
+                            "kept it"
+                        } else {
+                            "forgot it"
+                        };
                         let by = match m.by.as_str() {
                             "owner" | "assistant" => String::new(),
                             other => format!(" ({other})"),

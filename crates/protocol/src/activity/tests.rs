@@ -282,7 +282,9 @@ fn a_held_memory_waits_until_the_owner_keeps_it() {
     assert_eq!(row.kind, ActivityKind::Memory);
     assert_eq!(row.state.as_deref(), Some("waiting"));
     assert_eq!(row.memory.as_deref(), Some("m1"));
-    assert!(row.says.starts_with("Held a memory from a chat that read news.example"));
+    assert!(row
+        .says
+        .starts_with("Held a memory from a chat that read news.example"));
     let kept = fold.apply(&memory(2, MemoryAction::Kept, "owner"));
     assert_eq!(
         kept[0],
