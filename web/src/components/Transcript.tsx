@@ -2,6 +2,7 @@ import { useMemo } from "preact/hooks";
 import type { Entry, Question } from "../events";
 import { renderMarkdown } from "../markdown";
 import { modeName } from "../words";
+import { navigate } from "../router";
 import { QuestionCard } from "./QuestionCard";
 import { ToolCard } from "./ToolCard";
 
@@ -66,6 +67,26 @@ export function Transcript(props: {
             return (
               <li key={e.seq} class="line skill" data-seq={e.seq}>
                 {e.says}
+              </li>
+            );
+          case "memory":
+            return (
+              <li key={e.seq} class={`line memory${e.held ? " marked" : ""}`} data-seq={e.seq}>
+                {e.says}
+                {e.held && (
+                  <>
+                    {" "}
+                    <a
+                      href="/memories"
+                      onClick={(ev) => {
+                        ev.preventDefault();
+                        navigate("/memories");
+                      }}
+                    >
+                      Memories
+                    </a>
+                  </>
+                )}
               </li>
             );
           case "hold-ended":
