@@ -11,9 +11,10 @@
 //! to send things; a planted fact in plain words ("Ada's accountant is
 //! Eve") from a chat that read nothing outside is kept, because nothing
 //! outside could have planted it. It reads English, French, German,
-//! Spanish, Italian, Portuguese, Russian, Japanese and Chinese; in other
-//! languages only the places named (addresses, accounts, commands) and
-//! hidden characters are seen, and a marked chat's memory is held anyway.
+//! Spanish, Italian, Portuguese, Russian, Japanese, Chinese and Korean; in
+//! other languages only the places named (addresses, accounts, commands)
+//! and hidden characters are seen, and a marked chat's memory is held
+//! anyway.
 
 pub mod check;
 mod clause;

@@ -167,6 +167,9 @@ pub(crate) static DE: Lang = Lang {
         lösche die spuren | spuren verwischen",
     ),
     verb,
+    calls_out: Phrases::new(
+        "für den assistenten | an den assistenten | für die ki | an die ki | wenn du eine ki bist | an alle ki",
+    ),
     tells: Phrases::new(""),
     hidden_from: Phrases::new(""),
     changes: Phrases::new(""),

@@ -343,6 +343,9 @@ pub(crate) static EN: Lang = Lang {
         these | those | no one | nobody | everything | my owner | your owner | the boss",
     ),
     verb,
+    calls_out: Phrases::new(
+        "for the assistant | to the assistant | for the ai | to the ai | for any ai | to any ai | attention ai | attention assistant | dear assistant | hey assistant | assistants reading | if you are an ai | if you're an ai | if you are an assistant | if you are a language model | language models reading | note to the assistant | note for the assistant | message for the assistant | instructions for the assistant | for chatgpt | for claude",
+    ),
     changes: Phrases::new(
         "from now on | going forward | henceforth | from here on | starting now |
         starting today | as of now | as of today | from today | in future | in the future |

@@ -126,6 +126,9 @@ pub(crate) struct Lang {
     pub hidden_from: Phrases,
     /// Whether the word at `i` is a verb in a form that instructs.
     pub verb: fn(&Sentence, usize) -> bool,
+    /// Words that address the text to an assistant ("note for the
+    /// assistant", "if you are an AI"): a fact about the owner never does.
+    pub calls_out: Phrases,
     /// Obligation in the passive ("should be", "must be"): with an act
     /// after it ("forwarded", "paid"), an instruction with its reader left
     /// out.
@@ -258,6 +261,12 @@ pub(crate) fn instruction(s: &Sentence) -> Option<Cue> {
                     quote: s.quote(0),
                 });
             }
+        }
+        if let Some((i, _)) = lang.calls_out.find(s) {
+            return Some(Cue {
+                lang: lang.name,
+                quote: s.quote(i),
+            });
         }
         // The reader named as the one who must act, anywhere.
         for i in 0..s.len() {

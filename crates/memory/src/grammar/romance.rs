@@ -293,6 +293,9 @@ pub(crate) static FR: Lang = Lang {
         discrètement envoyer",
     ),
     verb: fr_verb,
+    calls_out: Phrases::new(
+        "pour l' assistant | à l' assistant | pour l' ia | à l' ia | si vous êtes une ia | si tu es une ia | aux assistants | assistants ia",
+    ),
     tells: Phrases::new(""),
     hidden_from: Phrases::new(""),
     changes: Phrases::new(""),
@@ -346,6 +349,9 @@ pub(crate) static ES: Lang = Lang {
         sin que él lo sepa | mantenlo en secreto | borra las huellas | borra el rastro",
     ),
     verb: es_verb,
+    calls_out: Phrases::new(
+        "para el asistente | al asistente | para la ia | si eres una ia | si usted es una ia | a los asistentes",
+    ),
     tells: Phrases::new(""),
     hidden_from: Phrases::new(""),
     changes: Phrases::new(""),
@@ -394,6 +400,9 @@ pub(crate) static IT: Lang = Lang {
         cancella le tracce",
     ),
     verb: it_verb,
+    calls_out: Phrases::new(
+        "per l' assistente | all' assistente | per l' ia | se sei un' ia | agli assistenti",
+    ),
     tells: Phrases::new(""),
     hidden_from: Phrases::new(""),
     changes: Phrases::new(""),
@@ -443,6 +452,9 @@ pub(crate) static PT: Lang = Lang {
         sem que ele saiba | mantenha em segredo | apague os rastros",
     ),
     verb: pt_verb,
+    calls_out: Phrases::new(
+        "para o assistente | ao assistente | para a ia | se você é uma ia | aos assistentes",
+    ),
     tells: Phrases::new(""),
     hidden_from: Phrases::new(""),
     changes: Phrases::new(""),

@@ -134,6 +134,9 @@ pub(crate) static RU: Lang = Lang {
         удали следы",
     ),
     verb,
+    calls_out: Phrases::new(
+        "для ассистента | ассистенту | для ии | если ты ии | если вы ии | для помощника",
+    ),
     tells: Phrases::new(""),
     hidden_from: Phrases::new(""),
     changes: Phrases::new(""),
