@@ -187,6 +187,7 @@ fn home_folder(home: &Path) -> Check {
         "keystore",
         "chats",
         "artifacts",
+        "memories.json",
     ] {
         let p = home.join(name);
         if mode(&p).is_some_and(|m| m & 0o077 != 0) {
