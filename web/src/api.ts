@@ -130,6 +130,29 @@ export interface ActivityRow {
   says: string;
   state?: string;
   ask?: string;
+  /** A held memory's id, while it waits for the owner. */
+  memory?: string;
+}
+
+export interface MemorySource {
+  kind: "owner" | "chat" | "import";
+  /** "you", "a chat", "a chat that read news.example", "an import from …" */
+  says: string;
+  chat?: string;
+  marked?: boolean;
+  read?: string[];
+  ownerWords?: boolean;
+  from?: string;
+}
+
+export interface Memory {
+  id: string;
+  text: string;
+  state: "kept" | "held";
+  source: MemorySource;
+  reasons: { rule: string; says: string }[];
+  created: string;
+  updated: string;
 }
 
 export interface Safety {
@@ -142,7 +165,11 @@ export interface Check {
   id: string;
   ok: boolean;
   says: string;
-  fix?: { kind: "turn-on"; setting: keyof Safety } | { kind: "command"; line: string } | { kind: "advice"; says: string };
+  fix?:
+    | { kind: "turn-on"; setting: keyof Safety }
+    | { kind: "command"; line: string }
+    | { kind: "advice"; says: string }
+    | { kind: "memories"; held: string[] };
 }
 
 export type ArtifactKind = "html" | "markdown" | "svg" | "mermaid" | "chart" | "table";
@@ -234,6 +261,11 @@ export const api = {
   enableSkill: (id: string, hash?: string) =>
     call<Skill>("POST", `/api/skills/${encodeURIComponent(id)}/enable`, hash ? { hash } : {}),
   disableSkill: (id: string) => call<Skill>("POST", `/api/skills/${encodeURIComponent(id)}/disable`),
+  memories: () => call<{ memories: Memory[]; warning?: string }>("GET", "/api/memories"),
+  addMemory: (text: string) => call<{ memory: Memory; new: boolean }>("POST", "/api/memories", { text }),
+  editMemory: (id: string, text: string) => call<{ memory: Memory }>("PATCH", `/api/memories/${encodeURIComponent(id)}`, { text }),
+  keepMemory: (id: string) => call<{ memory: Memory }>("POST", `/api/memories/${encodeURIComponent(id)}/keep`),
+  forgetMemory: (id: string) => call<unknown>("DELETE", `/api/memories/${encodeURIComponent(id)}`),
   keys: () => call<AccessKey[]>("GET", "/api/keys"),
   newKey: (name: string) => call<{ id: string; name: string; key: string }>("POST", "/api/keys", { name }),
   revokeKey: (id: string) => call<unknown>("DELETE", `/api/keys/${id}`),

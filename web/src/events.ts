@@ -28,7 +28,8 @@ export type Action =
   | { kind: "integration"; tool: string; read_only: boolean }
   | { kind: "use-skill"; skill: string }
   | { kind: "delegate"; task: string }
-  | { kind: "artifact"; artifact?: string; what: string };
+  | { kind: "artifact"; artifact?: string; what: string }
+  | { kind: "memory"; op: "remember" | "forget" | "recall"; what: string };
 
 export interface Question {
   ask: string;
@@ -70,7 +71,8 @@ export type Entry =
   | { type: "hold-ended"; seq: number; skill: string }
   | { type: "mode"; seq: number; mode: string }
   | { type: "artifact"; seq: number; title: string; kind: string; action: string; artifact: string; version: number; navigates: boolean }
-  | { type: "turn-error"; seq: number; text: string };
+  | { type: "turn-error"; seq: number; text: string }
+  | { type: "memory"; seq: number; says: string; held: boolean };
 
 export interface HoldLine {
   skill: string;
@@ -200,6 +202,27 @@ export function fold(events: Event[]): Folded {
         const skill = s(e.skill);
         holds = holds.filter((h) => h.skill !== skill);
         entries.push({ type: "hold-ended", seq: e.seq, skill });
+        break;
+      }
+      case "memory": {
+        const text = `"${s(e.text)}"`;
+        const mine = s(e.by) === "owner";
+        const says =
+          e.action === "held"
+            ? `Held a memory for you to check before it's used: ${text}`
+            : e.action === "remembered"
+              ? `Remembered ${text}`
+              : e.action === "kept"
+                ? `${mine ? "You kept" : "Kept"} ${text}`
+                : e.action === "edited"
+                  ? `${mine ? "You changed" : "Changed"} a memory to ${text}`
+                  : `${mine ? "You forgot" : "Forgot"} ${text}`;
+        entries.push({ type: "memory", seq: e.seq, says, held: e.action === "held" });
+        break;
+      }
+      case "memories.used": {
+        const n = Array.isArray(e.memories) ? e.memories.length : 0;
+        if (n > 0) entries.push({ type: "memory", seq: e.seq, says: `Given ${n === 1 ? "1 memory" : `${n} memories`} you kept.`, held: false });
         break;
       }
       case "artifact":

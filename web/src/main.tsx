@@ -7,6 +7,7 @@ import { lazyPart } from "./artifacts/lazy";
 import { ChatPage } from "./components/ChatPage";
 import { Palette, type Command } from "./components/Palette";
 import { ActivityPage } from "./components/ActivityPage";
+import { MemoriesPage } from "./components/MemoriesPage";
 import { SecurityPage } from "./components/SecurityPage";
 import { SettingsPage } from "./components/SettingsPage";
 import { Sidebar } from "./components/Sidebar";
@@ -78,6 +79,7 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
     { label: "New chat", hint: "Command", run: () => void newChat() },
     { label: "Skills", hint: "Page", run: () => navigate("/skills") },
     { label: "Activity", hint: "Page", run: () => navigate("/activity") },
+    { label: "Memories", hint: "Page", run: () => navigate("/memories") },
     { label: "Settings", hint: "Page", run: () => navigate("/settings") },
     { label: "Security and Safety", hint: "Page", run: () => navigate("/settings/security") },
     // Things made beside a chat: a pinned one opens on its page, anything
@@ -137,6 +139,7 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
         {r.page === "security" && <SecurityPage />}
         {r.page === "activity" && <ActivityPage />}
         {r.page === "app" && <AppRoute key={r.id} id={r.id} />}
+        {r.page === "memories" && <MemoriesPage />}
       </main>
       {palette && (
         <Palette

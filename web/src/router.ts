@@ -1,5 +1,5 @@
 // Paths, without a router library: /, /chats/:id, /skills, /skills/:id,
-// /settings, /activity, /apps/:id.
+// /settings, /activity, /apps/:id, /memories.
 
 import { useEffect, useState } from "preact/hooks";
 
@@ -31,7 +31,8 @@ export type Route =
   | { page: "settings" }
   | { page: "security" }
   | { page: "activity" }
-  | { page: "app"; id: string };
+  | { page: "app"; id: string }
+  | { page: "memories" };
 
 export function route(path: string): Route {
   const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
@@ -41,5 +42,6 @@ export function route(path: string): Route {
   if (parts[0] === "settings") return { page: "settings" };
   if (parts[0] === "activity") return { page: "activity" };
   if (parts[0] === "apps" && parts[1]) return { page: "app", id: parts[1] };
+  if (parts[0] === "memories") return { page: "memories" };
   return { page: "home" };
 }

@@ -47,6 +47,8 @@ export function wants(action: Action | undefined, tool: string): string {
       return "Hand a task to a helper";
     case "artifact":
       return "Make something beside the chat";
+    case "memory":
+      return action.op === "forget" ? "Forget a memory" : action.op === "recall" ? "Look through memories" : "Remember something";
   }
 }
 
@@ -73,6 +75,8 @@ export function subject(action: Action | undefined): string | null {
       return action.task;
     case "artifact":
       return action.artifact ?? action.what;
+    case "memory":
+      return action.what;
   }
 }
 

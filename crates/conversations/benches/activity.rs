@@ -92,6 +92,7 @@ fn write_chat(dir: &std::path::Path, chat: usize) {
                 what: "docs.example".into(),
                 call: None,
                 says: None,
+                from: None,
             }));
         }
         push(Body::Reply(Reply {

@@ -41,6 +41,8 @@ pub struct Chat {
     pub(crate) review: crate::auto_review::ReviewConfig,
     /// Steps one turn may take.
     pub(crate) max_steps: usize,
+    /// Conch's memories (`memories.json`).
+    pub(crate) memories: Arc<memory::Store>,
     running: Mutex<bool>,
     /// Stop for the turn running now.
     pub(crate) current: Mutex<Option<Cancel>>,
@@ -61,6 +63,7 @@ pub(crate) struct Shared {
     pub switches: Arc<crate::safety::Switches>,
     pub review: crate::auto_review::ReviewConfig,
     pub max_steps: usize,
+    pub memories: Arc<memory::Store>,
 }
 
 /// A message as written.
@@ -96,6 +99,7 @@ impl Chat {
             refreshes,
             review: shared.review,
             max_steps: shared.max_steps,
+            memories: shared.memories,
             running: Mutex::new(false),
             current: Mutex::new(None),
             waiters: Waiters::default(),
@@ -257,6 +261,17 @@ impl Chat {
         what: String,
         call: Option<String>,
     ) -> Result<(), crate::log::LogError> {
+        self.mark_from(source, what, call, None).await
+    }
+
+    /// A mark, saying for a carried one which chat it came from.
+    pub(crate) async fn mark_from(
+        &self,
+        source: protocol::MarkSource,
+        what: String,
+        call: Option<String>,
+        from: Option<String>,
+    ) -> Result<(), crate::log::LogError> {
         let first = !self.log.with_view(|v| v.is_marked());
         let says = first.then(|| guard::words::first_mark(source, &what));
         self.log
@@ -265,6 +280,7 @@ impl Chat {
                 what,
                 call,
                 says,
+                from,
             }))
             .await?;
         Ok(())

@@ -104,6 +104,7 @@ pub struct Chats {
     /// What a work folder may not be: the guard's protected places, with
     /// this Chats' own home among them whatever the configuration says.
     work_rule: guard::Protected,
+    memories: crate::memories::Memories,
 }
 
 /// What a new chat starts with.
@@ -175,6 +176,10 @@ impl Chats {
             security,
             me: me.clone(),
             artifacts: artifacts::Store::new(&home.root().join("artifacts")),
+            memories: crate::memories::Memories::new(
+                Arc::new(memory::Store::new(home.root())),
+                me.clone(),
+            ),
             switches: {
                 let switches = config.guard.switches.clone().unwrap_or_else(|| {
                     Arc::new(crate::safety::Switches::new(&crate::settings::Safety {
@@ -315,7 +320,13 @@ impl Chats {
             switches: self.switches.clone(),
             review: self.config.guard.review.clone(),
             max_steps: self.config.max_steps.unwrap_or(DEFAULT_MAX_STEPS).max(1),
+            memories: self.memories.store().clone(),
         }
+    }
+
+    /// Conch's memories: the owner's side (list, add, keep, change, forget).
+    pub fn memories(&self) -> &crate::memories::Memories {
+        &self.memories
     }
 
     /// Safety, as it is now.

@@ -13,6 +13,7 @@ mod helper;
 pub mod home;
 pub mod ids;
 pub mod log;
+pub mod memories;
 mod native_turn;
 mod permission;
 pub mod private_file;
@@ -30,9 +31,11 @@ pub use chats::{ChatSummary, Chats, ChatsConfig, GuardConfig, NewChat, DEFAULT_M
 pub use error::ChatError;
 pub use home::{Home, HomeError};
 pub use log::{ChatLog, Committed, Durability, Live, LogError, OpenReport};
+pub use memories::{Memories, MemoryError};
 pub use secrets::{Secrets, SecretsError};
 pub use settings::{AutoReview, Safety, Settings, SettingsError};
 pub use tools::{NoTools, ToolBox, ToolCall};
+pub use transcript::MEMORIES_HEADING;
 
 /// Says something a person running Conch should know, on standard error.
 pub fn warn(sentence: &str) {

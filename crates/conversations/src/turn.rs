@@ -37,6 +37,7 @@ pub(crate) async fn run(chat: &Arc<Chat>) -> Result<(), LogError> {
 }
 
 async fn run_with(chat: &Arc<Chat>, cancel: &Cancel) -> Result<(), LogError> {
+    crate::memories::give(chat).await?;
     let engine = chat.engine.clone();
     let started = chat
         .log
@@ -125,6 +126,7 @@ async fn steps(chat: &Arc<Chat>, turn: u64, cancel: &Cancel) -> Result<(), TurnE
             } else {
                 let mut specs = chat.tools.specs();
                 specs.extend(crate::artifact::specs());
+                specs.extend(crate::memories::specs());
                 if chat.parent.is_none() {
                     specs.push(crate::helper::spec());
                 }
@@ -231,6 +233,9 @@ async fn one_call(
         Action::Artifact { .. } => {
             crate::artifact::run(chat, &call.id, &call.name, &call.input).await
         }
+        Action::Memory { .. } => {
+            crate::memories::run(chat, &call.id, &call.name, &call.input).await
+        }
         _ => chat.tools.run(&call, &action, &ctx).await,
     };
     let mark = guard::mark_for(&action, outcome.detail.as_ref());
@@ -243,7 +248,11 @@ async fn one_call(
                 .and_then(crate::skill_use::from_detail)
         })
         .flatten();
+    let recalled = matches!(action, Action::Memory { .. })
+        .then(|| outcome.detail.clone())
+        .flatten();
     chat.log.append(finish(outcome)).await?;
+    crate::memories::carry(chat, &call.id, recalled.as_ref()).await?;
     if let Some(used) = loaded {
         chat.log.append(Body::SkillUsed(used)).await?;
     }
@@ -273,6 +282,8 @@ pub(crate) fn classify(chat: &Chat, call: &ToolCall) -> Result<Action, String> {
         crate::helper::task_of(&call.input).map(|task| Action::Delegate { task })
     } else if crate::artifact::is_artifact_tool(&call.name) {
         crate::artifact::classify(&call.name, &call.input)
+    } else if crate::memories::is_memory_tool(&call.name) {
+        crate::memories::classify(&call.name, &call.input)
     } else {
         chat.tools.classify(call, &chat.work)
     }

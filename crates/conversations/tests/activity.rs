@@ -73,6 +73,7 @@ fn pages_go_back_in_time_without_skipping_or_repeating() {
                     what: "news.example".into(),
                     call: None,
                     says: None,
+                    from: None,
                 }),
             ),
         ],

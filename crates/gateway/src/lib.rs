@@ -50,6 +50,15 @@ pub fn router(state: AppState) -> Router {
         )
         .route("/api/activity", get(routes::activity::list))
         .route(
+            "/api/memories",
+            get(routes::memories::list).post(routes::memories::add),
+        )
+        .route(
+            "/api/memories/{id}",
+            axum::routing::patch(routes::memories::edit).delete(routes::memories::forget),
+        )
+        .route("/api/memories/{id}/keep", post(routes::memories::keep))
+        .route(
             "/api/settings/safety",
             get(routes::security::safety).post(routes::security::set_safety),
         )
@@ -120,7 +129,8 @@ pub fn router(state: AppState) -> Router {
         .route("/settings", get(routes::pages::home))
         .route("/settings/security", get(routes::pages::home))
         .route("/activity", get(routes::pages::home))
-        .route("/apps/{id}", get(routes::pages::home));
+        .route("/apps/{id}", get(routes::pages::home))
+        .route("/memories", get(routes::pages::home));
     Router::new()
         .merge(signed_in)
         .merge(open)

@@ -83,6 +83,7 @@ fn chat(events: u64, marks: u64, always: u64) -> Vec<Event> {
                     what: what.into(),
                     call: Some(call.clone()),
                     says: None,
+                    from: None,
                 }),
             );
             made_marks += 1;

@@ -90,6 +90,7 @@ fn reads_only(action: &Action) -> bool {
         | Action::Delegate { .. }
         | Action::Artifact { .. } => true,
         Action::Integration { read_only, .. } => *read_only,
+        Action::Memory { op, .. } => op.reads_only(),
         Action::FileChange { .. } | Action::Command { .. } | Action::FetchSends { .. } => false,
     }
 }
@@ -114,6 +115,10 @@ fn after_reading_rule(action: &Action, chat: &ChatView) -> Option<Rule> {
         Action::Integration {
             read_only: false, ..
         } => Some(Rule::AfterReadingIntegrationWrite),
+        Action::Memory {
+            op: protocol::MemoryOp::Forget,
+            ..
+        } => Some(Rule::AfterReadingForget),
         _ => None,
     }
 }

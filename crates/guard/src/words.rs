@@ -46,6 +46,11 @@ pub fn question(tool: &str, action: &Action) -> String {
         Action::Artifact {
             artifact: Some(_), ..
         } => "Can I update it beside the chat?".to_owned(),
+        Action::Memory { op, what } => match op {
+            protocol::MemoryOp::Remember => format!("Can I remember this?\n\n{what}"),
+            protocol::MemoryOp::Forget => format!("Can I forget the memory {what}?"),
+            protocol::MemoryOp::Recall => "Can I look through my memories?".to_owned(),
+        },
     }
 }
 
@@ -57,6 +62,9 @@ pub fn did(mark: &Mark) -> String {
         MarkSource::Download => format!("downloaded from {}", mark.what),
         MarkSource::Integration => format!("read what {} returned", mark.what),
         MarkSource::Person => format!("has words from {}", mark.what),
+        // A memory a marked chat wrote: "uses a memory from a chat that
+        // read news.example".
+        MarkSource::Carried if mark.what.starts_with("a memory") => format!("uses {}", mark.what),
         MarkSource::Carried => format!("carries what {} read", mark.what),
     }
 }
@@ -69,6 +77,7 @@ pub fn first_mark(source: MarkSource, what: &str) -> String {
         MarkSource::Download => format!("Downloaded from {what}."),
         MarkSource::Integration => format!("Read what {what} returned."),
         MarkSource::Person => format!("{what} wrote in this chat."),
+        MarkSource::Carried if what.starts_with("a memory") => format!("Was given {what}."),
         MarkSource::Carried => format!("Took in what {what} read."),
     };
     format!(
@@ -85,6 +94,10 @@ pub fn step(tool: &str, action: &Action) -> String {
             format!("open an address on {host} I put together, with parts this chat never read or heard from you")
         }
         Action::Integration { tool, .. } => format!("use {tool}"),
+        Action::Memory {
+            op: protocol::MemoryOp::Forget,
+            ..
+        } => "forget something you may have told me".to_owned(),
         _ => format!("use {tool}"),
     }
 }

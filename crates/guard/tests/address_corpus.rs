@@ -73,6 +73,7 @@ fn chat(owner: &str, pages: &[String]) -> ChatView {
                 what: "a page".into(),
                 call: Some(call),
                 says: None,
+                from: None,
             }),
         ));
     }

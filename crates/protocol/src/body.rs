@@ -177,6 +177,8 @@ pub enum Body {
     Compacted(crate::skill::Compacted),
     Artifact(crate::artifact::ArtifactEvent),
     ReviewJudged(crate::review::ReviewJudged),
+    Memory(crate::memory::MemoryEvent),
+    MemoriesUsed(crate::memory::MemoriesUsed),
     /// A type this version doesn't know, or a known type whose fields it can't
     /// read. The line stays in the log as it was; folds skip it.
     Unknown {
@@ -205,6 +207,8 @@ impl Body {
             Body::Compacted(_) => "compacted",
             Body::Artifact(_) => "artifact",
             Body::ReviewJudged(_) => "review.judged",
+            Body::Memory(_) => "memory",
+            Body::MemoriesUsed(_) => "memories.used",
             Body::Unknown { kind } => kind,
         }
     }
@@ -314,7 +318,8 @@ pub enum MarkSource {
     Integration,
     /// A message from someone other than the owner.
     Person,
-    /// Carried in from another chat (a helper's, or the chat a helper came from).
+    /// Carried in from another chat (a helper's, the chat a helper came
+    /// from, or the chat that wrote a memory this chat uses).
     Carried,
 }
 
@@ -330,4 +335,9 @@ pub struct Taint {
     /// The quiet line the transcript shows, on the chat's first mark only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub says: Option<String>,
+    /// For a carried mark: the chat it was carried from (a helper's, the
+    /// chat a helper came from, or the chat that wrote a memory this chat
+    /// uses).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
 }

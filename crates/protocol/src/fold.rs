@@ -680,6 +680,7 @@ mod tests {
                 what: "x".into(),
                 call: call.map(String::from),
                 says: None,
+                from: None,
             }),
         )
     }

@@ -15,6 +15,7 @@ mod event;
 mod fold;
 mod line;
 mod line_fast;
+pub mod memory;
 mod review;
 pub mod seen;
 pub mod shell;
@@ -22,7 +23,7 @@ mod skill;
 mod time;
 mod tool_spec;
 
-pub use action::Action;
+pub use action::{Action, MemoryOp};
 pub use activity::{ActivityChange, ActivityFold, ActivityKind, ActivityRow};
 pub use artifact::{ArtifactAction, ArtifactEvent};
 pub use body::{
@@ -38,6 +39,7 @@ pub use event::Event;
 pub use fold::{skill_holds, Hold};
 pub use fold::{ChatView, Mark, OpenTurn, PendingAsk};
 pub use line::LineError;
+pub use memory::{MemoriesUsed, MemoryAction, MemoryEvent, MemoryReason, UsedMemory};
 pub use review::{ReviewJudged, ReviewOutcome};
 pub use skill::{
     Compacted, FileAccess, SkillBy, SkillHoldEnded, SkillPermissions, SkillUsed, WebAccess,

@@ -85,6 +85,8 @@ impl Event {
             "compacted" => body_of(line, Body::Compacted, kind),
             "artifact" => body_of(line, Body::Artifact, kind),
             "review.judged" => body_of(line, Body::ReviewJudged, kind),
+            "memory" => body_of(line, Body::Memory, kind),
+            "memories.used" => body_of(line, Body::MemoriesUsed, kind),
             other => Body::Unknown {
                 kind: other.to_owned(),
             },
@@ -118,6 +120,8 @@ impl Event {
             Body::Compacted(b) => object_fields(b),
             Body::Artifact(b) => object_fields(b),
             Body::ReviewJudged(b) => object_fields(b),
+            Body::Memory(b) => object_fields(b),
+            Body::MemoriesUsed(b) => object_fields(b),
             Body::Unknown { .. } => String::new(),
         };
         let mut line = String::with_capacity(64 + fields.len());

@@ -152,6 +152,8 @@ impl<'de> Visitor<'de> for EventVisitor {
             "compacted" => body(&mut map, e, Body::Compacted)?,
             "artifact" => body(&mut map, e, Body::Artifact)?,
             "review.judged" => body(&mut map, e, Body::ReviewJudged)?,
+            "memory" => body(&mut map, e, Body::Memory)?,
+            "memories.used" => body(&mut map, e, Body::MemoriesUsed)?,
             _ => {
                 while map.next_key::<IgnoredAny>()?.is_some() {
                     map.next_value::<IgnoredAny>()?;

@@ -99,6 +99,16 @@ export function Sidebar(props: {
           Activity
         </a>
         <a
+          href="/memories"
+          class={props.page === "memories" ? "current" : ""}
+          onClick={(e) => {
+            e.preventDefault();
+            go("/memories");
+          }}
+        >
+          Memories
+        </a>
+        <a
           href="/skills"
           class={props.page === "skills" ? "current" : ""}
           onClick={(e) => {

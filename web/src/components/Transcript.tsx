@@ -3,6 +3,7 @@ import type { Entry, Question } from "../events";
 import { renderMarkdown } from "../markdown";
 import { modeName } from "../words";
 import { kindWord } from "../artifacts/kinds";
+import { navigate } from "../router";
 import { QuestionCard } from "./QuestionCard";
 import { ToolCard } from "./ToolCard";
 
@@ -60,6 +61,26 @@ export function Transcript(props: {
             return (
               <li key={e.seq} class="line skill" data-seq={e.seq}>
                 {e.says}
+              </li>
+            );
+          case "memory":
+            return (
+              <li key={e.seq} class={`line memory${e.held ? " marked" : ""}`} data-seq={e.seq}>
+                {e.says}
+                {e.held && (
+                  <>
+                    {" "}
+                    <a
+                      href="/memories"
+                      onClick={(ev) => {
+                        ev.preventDefault();
+                        navigate("/memories");
+                      }}
+                    >
+                      Memories
+                    </a>
+                  </>
+                )}
               </li>
             );
           case "hold-ended":

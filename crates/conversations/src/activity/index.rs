@@ -197,6 +197,10 @@ impl Inner {
                     if let Some((_, row)) = self.rows.get_mut(&(chat, seq)) {
                         row.state = Some(state);
                         row.ask = ask;
+                        // A held memory the owner decided about waits no more.
+                        if row.ask.is_none() {
+                            row.memory = None;
+                        }
                     }
                 }
             }
@@ -332,7 +336,8 @@ impl Activity {
     }
 
     /// The page of rows older than `before` (newest first), of `kinds` (all
-    /// when empty); `waiting` keeps only questions still waiting.
+    /// when empty); `waiting` keeps only what still waits for the owner:
+    /// questions, and held memories ("Keep this memory?").
     pub fn page(
         &self,
         before: Option<&str>,
@@ -357,10 +362,9 @@ impl Activity {
             kinds.iter().filter_map(|k| inner.by_kind.get(k)).collect()
         };
         if waiting {
-            sets = inner
-                .by_kind
-                .get(&ActivityKind::Question)
-                .into_iter()
+            sets = [ActivityKind::Question, ActivityKind::Memory]
+                .iter()
+                .filter_map(|k| inner.by_kind.get(k))
                 .collect();
         }
         // Merge the sets newest first.
@@ -388,7 +392,7 @@ impl Activity {
             let Some((_, row)) = inner.rows.get(&(cursor.chat, cursor.seq)) else {
                 continue;
             };
-            if waiting && row.ask.is_none() {
+            if waiting && row.ask.is_none() && row.memory.is_none() {
                 continue;
             }
             let chat = &inner.chats[cursor.chat as usize];

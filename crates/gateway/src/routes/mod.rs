@@ -3,6 +3,7 @@ pub mod artifacts;
 pub mod chats;
 pub mod health;
 pub mod keys;
+pub mod memories;
 pub mod pages;
 pub mod security;
 pub mod session;

@@ -117,6 +117,11 @@ fn tool_of(action: &Action) -> &'static str {
         Action::UseSkill { .. } => "use_skill",
         Action::Delegate { .. } => "delegate",
         Action::Artifact { .. } => "artifact",
+        Action::Memory { op, .. } => match op {
+            protocol::MemoryOp::Remember => "remember",
+            protocol::MemoryOp::Forget => "forget",
+            protocol::MemoryOp::Recall => "recall",
+        },
     }
 }
 
@@ -222,6 +227,7 @@ fn fold(spec: &ChatSpec) -> ChatView {
                 what: "Eve on telegram".into(),
                 call: None,
                 says: None,
+                from: None,
             }),
         ));
     }
@@ -273,6 +279,7 @@ fn fold(spec: &ChatSpec) -> ChatView {
                 what: what.into(),
                 call: Some(call),
                 says: None,
+                from: None,
             }),
         ));
     }
@@ -1682,4 +1689,130 @@ fn artifacts_run_whatever_the_chat_has_read() {
             }
         }
     }
+}
+
+fn memory(op: protocol::MemoryOp) -> Action {
+    Action::Memory {
+        op,
+        what: "Ada likes green tea".into(),
+    }
+}
+
+/// Memories go through the guard like any tool (ADR 0028 §3). Remembering
+/// isn't asked: what it writes is checked by `checkMemories` and held for
+/// the owner when it came from a marked chat or looks planted. Forgetting
+/// in a marked chat asks, since a page could be trying to erase what the
+/// owner said. Recall only reads.
+#[test]
+fn memories_go_through_the_guard_like_any_tool() {
+    use protocol::MemoryOp::{Forget, Recall, Remember};
+    use MarkKind::*;
+    let mut rows = Vec::new();
+    for mode in Mode::ALL {
+        rows.push(row(
+            "memory: remembering runs (the check holds it)",
+            mode,
+            spec(),
+            memory(Remember),
+            Want::Allow,
+        ));
+        rows.push(row(
+            "memory: remembering runs in a marked chat (held, not asked)",
+            mode,
+            marked(Page),
+            memory(Remember),
+            Want::Allow,
+        ));
+        rows.push(row(
+            "memory: recall only reads",
+            mode,
+            nobody(Page),
+            memory(Recall),
+            Want::Allow,
+        ));
+        rows.push(row(
+            "memory: forgetting in an unmarked chat runs",
+            mode,
+            spec(),
+            memory(Forget),
+            Want::Allow,
+        ));
+    }
+    for mode in [Mode::Ask, Mode::Edits, Mode::Auto] {
+        rows.push(row(
+            "after-reading.forget-memory: a marked chat asks before forgetting",
+            mode,
+            marked(Search),
+            memory(Forget),
+            Want::Ask(&["after-reading.forget-memory"], true),
+        ));
+    }
+    rows.push(row(
+        "after-reading.forget-memory: Full trust with someone there doesn't ask",
+        Mode::Full,
+        marked(Page),
+        memory(Forget),
+        Want::Allow,
+    ));
+    rows.push(row(
+        "after-reading.forget-memory: nobody there waits for the owner",
+        Mode::Full,
+        nobody(Page),
+        memory(Forget),
+        Want::Ask(
+            &["after-reading.forget-memory", "nobody-there.waits"],
+            false,
+        ),
+    ));
+    rows.push(Row {
+        policy: Policy::Off,
+        ..row(
+            "policy.off: remember turned off",
+            Mode::Full,
+            spec(),
+            memory(Remember),
+            Want::Deny(&["policy.off"]),
+        )
+    });
+    rows.push(Row {
+        policy: Policy::ReadOnly,
+        ..row(
+            "policy.read-only: remember writes",
+            Mode::Ask,
+            spec(),
+            memory(Remember),
+            Want::Deny(&["policy.read-only"]),
+        )
+    });
+    rows.push(Row {
+        policy: Policy::ReadOnly,
+        ..row(
+            "policy.read-only: forget writes",
+            Mode::Ask,
+            spec(),
+            memory(Forget),
+            Want::Deny(&["policy.read-only"]),
+        )
+    });
+    rows.push(Row {
+        policy: Policy::ReadOnly,
+        ..row(
+            "policy.read-only: recall reads",
+            Mode::Ask,
+            spec(),
+            memory(Recall),
+            Want::Allow,
+        )
+    });
+    rows.push(Row {
+        policy: Policy::Ask,
+        ..row(
+            "policy.ask: remember asks even in Full trust",
+            Mode::Full,
+            spec(),
+            memory(Remember),
+            Want::Ask(&["policy.ask"], true),
+        )
+    });
+    run(rows);
 }

@@ -91,13 +91,18 @@ pub struct ActivityRow {
     /// A question's id, while it can still be answered.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ask: Option<String>,
+    /// A held memory's id, while it waits for the owner ("Keep this
+    /// memory?").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory: Option<String>,
 }
 
 /// What one event does to the rows.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ActivityChange {
     New(ActivityRow),
-    /// The row made at `seq` now has this state; `ask` None once answered.
+    /// The row made at `seq` now has this state; `ask` None once answered
+    /// (and a memory row's `memory` None once the owner decided).
     State {
         seq: u64,
         state: String,
@@ -112,6 +117,8 @@ pub struct ActivityFold {
     calls: HashMap<String, u64>,
     /// A question's id → the seq of its row.
     asks: HashMap<String, u64>,
+    /// A held memory's id → the seq of its row.
+    held: HashMap<String, u64>,
 }
 
 fn short(text: &str, max: usize) -> String {
@@ -139,6 +146,7 @@ impl ActivityFold {
                 says,
                 state: state.map(str::to_owned),
                 ask: None,
+                memory: None,
             })
         };
         match &event.body {
@@ -229,6 +237,7 @@ impl ActivityFold {
                     says: format!("Asked: {}", short(&p.question, 200)),
                     state: Some("waiting".to_owned()),
                     ask: Some(p.ask.clone()),
+                    memory: None,
                 })]
             }
             Body::PermissionAnswered(a) => match self.asks.remove(&a.ask) {
@@ -270,6 +279,9 @@ impl ActivityFold {
                     MarkSource::Download => format!("Downloaded from {}", t.what),
                     MarkSource::Integration => format!("Read what {} returned", t.what),
                     MarkSource::Person => format!("Read words from {}", t.what),
+                    MarkSource::Carried if t.what.starts_with("a memory") => {
+                        format!("Used {}", t.what)
+                    }
                     MarkSource::Carried => format!("Took in what {} read", t.what),
                 };
                 vec![row(ActivityKind::Read, what, None)]
@@ -285,6 +297,50 @@ impl ActivityFold {
                 None,
             )],
             Body::Artifact(a) => vec![row(ActivityKind::Made, a.says(), None)],
+            Body::Memory(m) => {
+                use crate::memory::MemoryAction::*;
+                let mut changes = Vec::new();
+                if matches!(m.action, Kept | Forgot) {
+                    if let Some(seq) = self.held.remove(&m.memory) {
+                        let whose = if m.by == "owner" {
+                            "you ".to_owned()
+                        } else {
+                            String::new()
+                        };
+                        let did = if m.action == Kept {
+                            "kept it"
+                        } else {
+                            "forgot it"
+                        };
+                        let by = match m.by.as_str() {
+                            "owner" | "assistant" => String::new(),
+                            other => format!(" ({other})"),
+                        };
+                        changes.push(ActivityChange::State {
+                            seq,
+                            state: format!("{whose}{did}{by}"),
+                            ask: None,
+                        });
+                    }
+                }
+                match m.action {
+                    Held => {
+                        self.held.insert(m.memory.clone(), event.seq);
+                        changes.push(ActivityChange::New(ActivityRow {
+                            seq: event.seq,
+                            event: event.id.clone(),
+                            at: event.at.clone(),
+                            kind: ActivityKind::Memory,
+                            says: m.says(),
+                            state: Some("waiting".to_owned()),
+                            ask: None,
+                            memory: Some(m.memory.clone()),
+                        }));
+                    }
+                    _ => changes.push(row(ActivityKind::Memory, m.says(), None)),
+                }
+                changes
+            }
             _ => Vec::new(),
         }
     }
