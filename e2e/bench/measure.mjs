@@ -37,7 +37,24 @@ const b = await browser();
 try {
   const { page } = b;
   await signIn(page, conch.url);
-  await newChat(page);
+  // Tab presses on a first visit (no chat yet): to New chat, Enter, then to
+  // the message box.
+  const countTabs = async (label) => {
+    for (let n = 0; n <= 80; n++) {
+      const at = await page.evaluate(() => document.activeElement?.getAttribute("aria-label") || document.activeElement?.textContent?.trim() || "");
+      if (at === label) return n;
+      await page.keyboard.press("Tab");
+    }
+    return NaN;
+  };
+  await page.goto(conch.url + "/");
+  await page.getByRole("button", { name: "New chat" }).first().waitFor();
+  const toNew = await countTabs("New chat");
+  await page.keyboard.press("Enter");
+  await page.getByLabel("Message").waitFor();
+  await page.waitForTimeout(300);
+  const toMessage = await countTabs("Message");
+  console.log(`Tab presses on a first visit: ${toNew} to New chat, Enter, then ${toMessage} to the message box (${toNew + toMessage} in all)`);
   const chatUrl = page.url();
   await send(page, "hello");
   await idle(page);
@@ -55,6 +72,16 @@ try {
     await page.getByLabel("Message").fill("");
   }
   console.log(`time to interactive (chat page, loopback): median ${median(loads)} ms over ${loads.length} loads`);
+
+  // 2b. Tab presses from a fresh page to sending a message: a signed-in
+  // load of the chat, focus on nothing, Tab until the message box has it
+  // (then typing and Enter send). And from a first visit with no chat
+  // open: Tab to New chat, Enter, then Tab to the message box if it
+  // doesn't have focus already.
+  await page.goto(chatUrl);
+  await page.locator(".reply").first().waitFor();
+  const tabsChat = await countTabs("Message");
+  console.log(`Tab presses from a fresh load of a chat to the message box: ${tabsChat} (then type, Enter sends)`);
 
   // 3. SSE latency: when each row appears, against the event's `at`.
   await page.evaluate(() => {

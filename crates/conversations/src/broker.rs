@@ -59,6 +59,7 @@ impl Chat {
                 ask: ask.to_owned(),
                 answer,
                 by,
+                narrow: false,
             }))
             .await?;
         self.waiters.wake(ask, answer);
@@ -85,6 +86,7 @@ impl Chat {
                         ask: pending.ask.clone(),
                         answer: Answer::Once,
                         by: "mode".to_owned(),
+                        narrow: false,
                     }))
                     .await?;
                 self.waiters.wake(&pending.ask, Answer::Once);

@@ -240,6 +240,7 @@ impl Chat {
                 text: text.to_owned(),
                 name,
                 app,
+                replaces: None,
             }))
             .await?;
         // Someone else's words are something from outside.
@@ -257,8 +258,14 @@ impl Chat {
         what: String,
         call: Option<String>,
     ) -> Result<(), crate::log::LogError> {
-        let first = !self.log.with_view(|v| v.is_marked());
-        let says = first.then(|| guard::words::first_mark(source, &what));
+        let (first, then) = self.log.with_view(|v| {
+            let mode = v.mode.unwrap_or(protocol::Mode::Ask);
+            (
+                !v.is_marked(),
+                guard::after_reading(mode, v, self.switches.check_after_reading()),
+            )
+        });
+        let says = first.then(|| guard::words::first_mark(source, &what, then));
         self.log
             .append(Body::Taint(protocol::Taint {
                 source,

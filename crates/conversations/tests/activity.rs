@@ -145,6 +145,7 @@ fn questions_answered_and_waiting() {
                 provenance: vec![],
                 told: None,
                 after_reading: false,
+                narrow: None,
             }),
         )
     };
@@ -160,6 +161,7 @@ fn questions_answered_and_waiting() {
                     ask: "a1".into(),
                     answer: Answer::Deny,
                     by: "owner".into(),
+                    narrow: false,
                 }),
             ),
             ask(3, "a2"),

@@ -42,6 +42,7 @@ fn chat(events: u64, marks: u64, always: u64) -> Vec<Event> {
                 text: format!("Please look at https://docs.example/{n} and fix item {n}."),
                 name: None,
                 app: None,
+                replaces: None,
             }),
         );
         let call = format!("c{n}");
@@ -103,6 +104,7 @@ fn chat(events: u64, marks: u64, always: u64) -> Vec<Event> {
                     provenance: vec![],
                     told: None,
                     after_reading: false,
+                    narrow: None,
                 }),
             );
             push(
@@ -111,6 +113,7 @@ fn chat(events: u64, marks: u64, always: u64) -> Vec<Event> {
                     ask,
                     answer: Answer::Always,
                     by: "owner".into(),
+                    narrow: false,
                 }),
             );
             made_always += 1;

@@ -102,6 +102,7 @@ fn every_kind_of_event() {
             provenance: vec![],
             told: None,
             after_reading: true,
+            narrow: None,
         }),
     ));
     apply(ev(
@@ -110,6 +111,7 @@ fn every_kind_of_event() {
             ask: "a1".into(),
             answer: Answer::Once,
             by: "owner".into(),
+            narrow: false,
         }),
     ));
     apply(finished(
@@ -255,6 +257,7 @@ fn a_question_still_waiting_can_be_answered_from_activity() {
             provenance: vec![],
             told: None,
             after_reading: false,
+            narrow: None,
         }),
     ));
     let ActivityChange::New(row) = &changes[0] else {
