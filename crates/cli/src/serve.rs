@@ -102,6 +102,12 @@ async fn serve(
             max_steps: settings.max_steps,
         },
     );
+    // Each turn picks its provider from the home's settings (Settings →
+    // Models, conch providers), without a restart.
+    chats.use_models(Arc::new(conversations::models::Models::new(
+        home.root().to_path_buf(),
+    )));
+    chats.purge_trash();
     let mut names = settings.allowed_hosts.clone();
     names.extend(args.allow_host.iter().cloned());
     if !addr.ip().is_loopback() && !addr.ip().is_unspecified() {

@@ -188,7 +188,7 @@ fn questions_answered_and_waiting() {
         .iter()
         .map(|r| r.row.state.clone().unwrap())
         .collect();
-    assert_eq!(states, ["waiting", "you said no"]);
+    assert_eq!(states, ["needs you", "you said no"]);
 }
 
 #[tokio::test]

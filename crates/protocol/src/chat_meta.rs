@@ -17,8 +17,9 @@ pub struct ChatArchived {
 }
 
 /// The owner picked the provider for the chat's next turns
-/// (`model.changed`); absent, the default provider answers.
+/// (`model.changed`); without one, the default provider answers again.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModelChanged {
-    pub provider: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
 }

@@ -230,7 +230,7 @@ impl ChatView {
                 self.renamed = true;
             }
             Body::ChatArchived(archived) => self.archived = archived.archived,
-            Body::ModelChanged(changed) => self.provider = Some(changed.provider.clone()),
+            Body::ModelChanged(changed) => self.provider = changed.provider.clone(),
             Body::Message(message) => {
                 self.messages += 1;
                 self.last_message = event.seq;

@@ -4,6 +4,7 @@ pub mod chats;
 pub mod health;
 pub mod keys;
 pub mod pages;
+pub mod providers;
 pub mod security;
 pub mod session;
 pub mod skills;
