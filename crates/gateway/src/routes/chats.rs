@@ -35,10 +35,16 @@ pub fn parse_mode(text: &str) -> Result<Mode, ApiError> {
 }
 
 #[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CreateBody {
     work: Option<String>,
     mode: Option<String>,
+    /// Open the newest empty chat (no message yet, not archived, in this
+    /// folder and mode when given) instead of making another: what the web
+    /// page's New chat asks. Scripts that want a chat of their own leave
+    /// it out.
+    #[serde(default)]
+    reuse_empty: bool,
 }
 
 /// `POST /api/chats {"work"?, "mode"?}` → `{"id"}`
@@ -66,8 +72,11 @@ pub async fn create(
     // An empty chat the owner already has is opened, not stacked.
     let chats = state.chats.clone();
     let work = body.work.clone();
+    let reuse = body.reuse_empty;
     let empty = tokio::task::spawn_blocking(move || {
-        chats.empty_chat(work.as_deref().map(std::path::Path::new), mode)
+        reuse
+            .then(|| chats.empty_chat(work.as_deref().map(std::path::Path::new), mode))
+            .flatten()
     })
     .await
     .ok()
