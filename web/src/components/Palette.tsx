@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { ChatSummary, Skill } from "../api";
+import "../pages.css";
 
 export interface Command {
   label: string;

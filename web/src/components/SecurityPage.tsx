@@ -1,5 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, type Check, type Safety } from "../api";
+import "../pages.css";
 
 const PREFS: { key: keyof Safety; name: string; says: string; off: string }[] = [
   {
