@@ -49,12 +49,12 @@ function Title(props: { id: string; title: string | null; onChanged: () => void;
       <button
         class="title-button"
         title="Rename this chat"
-        aria-label={`${shown}. Rename this chat`}
         onClick={() => {
           setText(props.title ?? "");
           setEditing(true);
         }}
       >
+        <span class="visually-hidden">Rename: </span>
         {shown}
       </button>
     </h1>

@@ -100,7 +100,6 @@ export function ChatPage(props: {
     following.current = true;
     const stream = new ChatStream(props.id, setLive);
     stream.start().catch(fail);
-    api.providers().then((p) => setProviders(p.providers), () => undefined);
     return () => stream.close();
   }, [props.id]);
   const folded = useMemo(() => fold(live.events), [live.events, live.events.length]);
@@ -108,6 +107,7 @@ export function ChatPage(props: {
   const aboutKey = live.events.filter((e) => ABOUT.has(e.type)).length + (folded.lastOwner ? 1 : 0);
   useEffect(() => {
     api.chat(props.id).then(setInfo, () => undefined);
+    api.providers().then((p) => setProviders(p.providers), () => undefined);
   }, [props.id, aboutKey]);
   const title = info?.title ?? null;
   useEffect(() => props.onTitle(title), [title]);

@@ -83,8 +83,8 @@ export function Composer(props: {
         </select>
         {m && (
           <select
-            aria-label="Model"
-            title="The model for the next turn"
+            aria-label="Next turn runs on"
+            title="The model that answers the next turn"
             value={m.current ?? ""}
             disabled={!m.providers.length}
             onChange={(e) => m.onPick((e.target as HTMLSelectElement).value)}
@@ -94,7 +94,7 @@ export function Composer(props: {
                 {p.model} ({p.name})
               </option>
             ))}
-            {!m.providers.length && <option value="">{m.engine === "mock" ? "Mock engine" : m.engine}</option>}
+            {!m.providers.some((p) => p.name === m.current) && <option value="">{m.engine === "mock" ? "Mock engine" : m.engine}</option>}
           </select>
         )}
         <span id="mode-says" class="mode-says quiet">

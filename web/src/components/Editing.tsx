@@ -18,7 +18,7 @@ export function Editing(props: { text: string; onSend: (text: string) => Promise
     <div class="editing">
       <textarea
         ref={box}
-        aria-label="Edit your message"
+        aria-label="Edit what you wrote"
         value={text}
         rows={Math.min(8, text.split("\n").length + 1)}
         onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}

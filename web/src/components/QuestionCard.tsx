@@ -102,8 +102,11 @@ export function QuestionCard(props: { q: Question; onAnswer: (a: Answer, covers?
       first.current?.focus();
     }
   }, [pending, props.first]);
+  const was = useRef(pending);
   useEffect(() => {
-    if (pending) return;
+    const answeredNow = was.current && !pending;
+    was.current = pending;
+    if (!answeredNow) return;
     // Answered (here, by a key, or elsewhere): focus leaves the card for
     // where it was, or the message box.
     const inCard = card.current?.contains(document.activeElement);

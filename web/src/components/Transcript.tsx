@@ -100,7 +100,7 @@ function row(e: Entry, props: TranscriptProps, edit: { at: number | null; set: (
           {e.replaces !== undefined && <span class="who">{e.retry ? "Tried again" : "Edited"}</span>}
           <p>{e.text}</p>
           <span class="message-actions">
-            <CopyButton text={() => e.text} label="Copy this message" />
+            <CopyButton text={() => e.text} label="Copy what you wrote" />
             {mine && !e.old && e.seq === props.lastOwner && props.onResend && (
               <button class="small" onClick={() => edit.set(e.seq)}>
                 Edit and resend
@@ -115,7 +115,7 @@ function row(e: Entry, props: TranscriptProps, edit: { at: number | null; set: (
         <li key={e.seq} class="reply" data-seq={e.seq}>
           <Markdown text={e.text} />
           <span class="message-actions">
-            <CopyButton text={() => e.text} label="Copy this answer" />
+            <CopyButton text={() => e.text} label="Copy the answer" />
           </span>
         </li>
       );
