@@ -179,7 +179,10 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
             id={r.id}
             onActivity={loadChats}
             onTitle={setChatTitle}
-            onGone={() => {
+            onGone={(how) => {
+              // Gone from the list now, so the home page doesn't open it again.
+              const id = r.id;
+              setChats((cs) => (how === "deleted" ? cs.filter((c) => c.id !== id) : cs.map((c) => (c.id === id ? { ...c, archived: true } : c))));
               loadChats();
               navigate("/");
             }}

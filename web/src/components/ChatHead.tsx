@@ -7,6 +7,8 @@ function Title(props: { id: string; title: string | null; onChanged: () => void;
   const [editing, setEditing] = useState(false);
   const [text, setText] = useState("");
   const input = useRef<HTMLInputElement>(null);
+  // Escape: the name stays as it was (the box's blur mustn't save it).
+  const cancelled = useRef(false);
   const shown = props.title || "New chat";
   useEffect(() => {
     if (editing) input.current?.select();
@@ -14,7 +16,7 @@ function Title(props: { id: string; title: string | null; onChanged: () => void;
   const save = async () => {
     const t = text.trim();
     setEditing(false);
-    if (!t || t === props.title) return;
+    if (cancelled.current || !t || t === props.title) return;
     try {
       await api.rename(props.id, t);
       props.onChanged();
@@ -38,6 +40,7 @@ function Title(props: { id: string; title: string | null; onChanged: () => void;
             void save();
           } else if (e.key === "Escape") {
             e.preventDefault();
+            cancelled.current = true;
             setEditing(false);
           }
         }}
@@ -51,6 +54,7 @@ function Title(props: { id: string; title: string | null; onChanged: () => void;
         title="Rename this chat"
         onClick={() => {
           setText(props.title ?? "");
+          cancelled.current = false;
           setEditing(true);
         }}
       >
@@ -67,7 +71,7 @@ export function ChatHead(props: {
   id: string;
   info: ChatInfo | null;
   onChanged: () => void;
-  onGone: () => void;
+  onGone: (how: "deleted" | "archived") => void;
   onError: (e: unknown) => void;
 }) {
   const [asking, setAsking] = useState(false);
@@ -87,7 +91,7 @@ export function ChatHead(props: {
           onClick={() =>
             api.archive(props.id, !archived).then(() => {
               props.onChanged();
-              if (!archived) props.onGone();
+              if (!archived) props.onGone("archived");
             }, props.onError)
           }
         >
@@ -105,7 +109,7 @@ export function ChatHead(props: {
             onClick={() =>
               api.deleteChat(props.id).then(() => {
                 setAsking(false);
-                props.onGone();
+                props.onGone("deleted");
               }, props.onError)
             }
           >

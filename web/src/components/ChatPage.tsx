@@ -45,7 +45,7 @@ export function ChatPage(props: {
   onActivity: () => void;
   holdsRef: (h: { skill: string; stop: () => void }[]) => void;
   /** The chat was deleted or archived: the shell moves on. */
-  onGone: () => void;
+  onGone: (how: "deleted" | "archived") => void;
   /** The chat's title, for the shell's top bar and the tab. */
   onTitle: (title: string | null) => void;
 }) {
@@ -220,6 +220,7 @@ export function ChatPage(props: {
                 following.current = true;
                 await api.resend(props.id, text, replaces);
                 props.onActivity();
+                setTimeout(() => document.querySelector<HTMLElement>("textarea[aria-label=Message]")?.focus(), 0);
               }}
             />
           </div>

@@ -109,11 +109,6 @@ export function ModelsPage() {
           Back to Settings
         </a>
       </p>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
       <ul class="providers">
         {(list ?? []).map((p) => (
           <Row key={p.name} p={p} onChanged={() => void load()} onError={fail} />
@@ -191,6 +186,11 @@ export function ModelsPage() {
             onInput={(e) => setKey((e.target as HTMLInputElement).value)}
           />
         </label>
+        {error && (
+          <p class="error" role="alert">
+            {error}
+          </p>
+        )}
         <button class="primary" type="submit" disabled={!name.trim() || !model.trim()}>
           Add
         </button>

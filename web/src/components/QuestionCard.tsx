@@ -57,7 +57,7 @@ function FromWhere({ q }: { q: Question }) {
   if (!bySource.size) return null;
   return (
     <div class="provenance">
-      {[...bySource.entries()].map(([source, parts]) => (
+      {[...bySource.entries()].sort((a, b) => Number(!a[0]) - Number(!b[0])).map(([source, parts]) => (
         <p key={source || "nowhere"} class={source ? "" : "quiet"}>
           {source ? `These parts came from ${source}, not from you: ` : "These parts aren't in anything you wrote or it read: "}
           {parts.map((part, i) => (
