@@ -55,7 +55,6 @@ export interface ChatSummary {
   waiting: number;
   archived: boolean;
   provider: string | null;
-  messages: number;
 }
 
 export interface Hold {

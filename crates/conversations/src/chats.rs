@@ -135,6 +135,9 @@ pub struct ChatSummary {
     pub archived: bool,
     /// The provider the owner picked for it (None: the default).
     pub provider: Option<String>,
+    /// Messages in it; for a chat that isn't open, those in the part of
+    /// its log a list reads (enough to say whether it is empty).
+    #[serde(skip)]
     pub messages: u64,
 }
 
