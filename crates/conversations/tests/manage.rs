@@ -61,10 +61,18 @@ async fn a_list_reads_names_archives_and_models_past_the_start_of_a_long_log() {
     chat.rename("Trip planning — été").await.unwrap();
     chat.archive(true).await.unwrap();
     chat.pick_model(Some("local".into())).await.unwrap();
-    let size = std::fs::metadata(dir.path().join("home/chats").join(&chat.id).join("log.jsonl"))
-        .unwrap()
-        .len();
-    assert!(size > 128 * 1024, "{size} bytes, well past the 64 KB read first");
+    let size = std::fs::metadata(
+        dir.path()
+            .join("home/chats")
+            .join(&chat.id)
+            .join("log.jsonl"),
+    )
+    .unwrap()
+    .len();
+    assert!(
+        size > 128 * 1024,
+        "{size} bytes, well past the 64 KB read first"
+    );
     drop(chat);
     drop(chats);
 
@@ -78,7 +86,11 @@ async fn a_list_reads_names_archives_and_models_past_the_start_of_a_long_log() {
     // Listed twice, the log is read once (the cache), and says the same.
     let twice = again.list();
     assert_eq!(twice[0].title, list[0].title);
-    assert_eq!(again.empty_chat(None, None), None, "not empty, and archived");
+    assert_eq!(
+        again.empty_chat(None, None),
+        None,
+        "not empty, and archived"
+    );
 }
 
 /// Edit and resend: the model is sent the chat as if it had been written
@@ -99,7 +111,9 @@ async fn the_model_sees_only_the_branch_that_stands() {
     turns_ended(&chat, 2).await;
     let wrong = chat.edit_and_resend(1, "not the last").await;
     assert!(wrong.is_err(), "only the last message");
-    chat.edit_and_resend(two.event.seq, "two, edited").await.unwrap();
+    chat.edit_and_resend(two.event.seq, "two, edited")
+        .await
+        .unwrap();
     let events = turns_ended(&chat, 3).await;
     let seen = engine.requests();
     let last = seen.last().unwrap();
