@@ -94,6 +94,9 @@ for (const scheme of ["light", "dark"]) {
       await page.locator(".chat-head").waitFor();
       await page.waitForTimeout(300);
       await check("a phone: a chat");
+      await page.locator(".chat-head").getByRole("button", { name: "More for this chat" }).click();
+      await check("a phone: a chat's actions");
+      await page.locator(".chat-head").getByRole("button", { name: "More for this chat" }).click();
       await page.locator(".chat-head").getByRole("button", { name: "Chats and pages" }).click();
       await page.waitForTimeout(300);
       await check("a phone: the sidebar open");

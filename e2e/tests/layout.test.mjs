@@ -88,7 +88,8 @@ test("on a phone: a top bar with ☰, the chat's title and search; long addresse
     const { page } = b;
     await signIn(page, conch.url);
     await page.getByRole("button", { name: "New chat" }).first().click();
-    const long = `read https://files.example/${"a-very-long-path-segment/".repeat(8)}report.pdf?token=${"x".repeat(80)}`;
+    // Words only (the mock echoes them): nothing is fetched from outside.
+    const long = `the address is https://files.example/${"a-very-long-path-segment/".repeat(8)}report.pdf?token=${"x".repeat(80)}`;
     await send(page, long);
     await idle(page);
     const head = page.locator(".chat-head");
@@ -99,7 +100,13 @@ test("on a phone: a top bar with ☰, the chat's title and search; long addresse
       const box = await l.boundingBox();
       assert.ok(box && box.y < 60 && box.x >= 0 && box.x + box.width <= 390, `${what} is in the top bar`);
     }
-    assert.match(await title.innerText(), /read https:\/\/files\.example/);
+    assert.match(await title.innerText(), /the address is https:\/\/files\.example/);
+    // The chat's own actions fold behind ⋯, so the name has the room.
+    assert.ok((await title.boundingBox()).width > 180, "the title has room");
+    assert.equal(await head.getByRole("button", { name: "Archive" }).count(), 0);
+    await head.getByRole("button", { name: "More for this chat" }).click();
+    await head.getByRole("button", { name: "Archive" }).waitFor();
+    await head.getByRole("button", { name: "More for this chat" }).click();
     // Nothing is wider than the window: the address wraps.
     const wide = await page.evaluate(() => {
       const s = document.querySelector(".chat-scroll");
@@ -112,7 +119,7 @@ test("on a phone: a top bar with ☰, the chat's title and search; long addresse
     await page.keyboard.press("Escape");
     await menu.click();
     await page.locator(".sidebar").getByRole("button", { name: "New chat" }).waitFor();
-    await page.locator(".sidebar a", { hasText: "read https" }).click();
+    await page.locator(".sidebar a", { hasText: "the address is" }).click();
     // The composer: one line when empty, it grows with what is typed and
     // shrinks back.
     const box = page.getByLabel("Message");

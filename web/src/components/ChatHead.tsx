@@ -75,6 +75,8 @@ export function ChatHead(props: {
   onError: (e: unknown) => void;
 }) {
   const [asking, setAsking] = useState(false);
+  // On a phone the chat's actions fold behind ⋯, so its name has room.
+  const [more, setMore] = useState(false);
   const keep = useRef<HTMLButtonElement>(null);
   useEffect(() => {
     if (asking) keep.current?.focus();
@@ -85,7 +87,10 @@ export function ChatHead(props: {
       <PhoneButtons menu />
       <Title id={props.id} title={props.info?.title ?? null} onChanged={props.onChanged} onError={props.onError} />
       <PhoneButtons search />
-      <span class="chat-actions">
+      <button class="phone-only icon" aria-label="More for this chat" aria-expanded={more} onClick={() => setMore(!more)}>
+        ⋯
+      </button>
+      <span class={`chat-actions${more ? " open" : ""}`}>
         <button
           class="small"
           onClick={() =>
@@ -97,7 +102,13 @@ export function ChatHead(props: {
         >
           {archived ? "Bring back" : "Archive"}
         </button>
-        <button class="small danger" onClick={() => setAsking(true)}>
+        <button
+          class="small danger"
+          onClick={() => {
+            setMore(false);
+            setAsking(true);
+          }}
+        >
           Delete
         </button>
       </span>
