@@ -451,16 +451,21 @@ impl Chats {
                 }
                 let path = entry.path().join(LOG_FILE);
                 let modified = std::fs::metadata(&path).and_then(|m| m.modified()).ok()?;
-                let (view, created_at, running) = match open.get(&id) {
+                let (view, created_at, running, waiting) = match open.get(&id) {
                     Some(chat) => {
                         let created_at = chat.log.lines_after(0, 1).ok().and_then(|l| {
                             Event::from_line(l.first()?.1.as_bytes()).ok().map(|e| e.at)
                         });
-                        (chat.log.view(), created_at, chat.is_running())
+                        let view = chat.log.view();
+                        let waiting = view.pending.len();
+                        (view, created_at, chat.is_running(), waiting)
                     }
+                    // A question in a chat this process hasn't opened was
+                    // asked by one that is gone: it ends when the chat opens,
+                    // and nobody can answer it meanwhile.
                     None => {
                         let peeked = self.peek_cached(&id, &path, modified);
-                        (peeked.view, peeked.created_at, false)
+                        (peeked.view, peeked.created_at, false, 0)
                     }
                 };
                 let created = view.created.as_ref();
@@ -479,7 +484,7 @@ impl Chats {
                         created: created_at,
                         updated: Some(protocol::format_rfc3339(modified)),
                         running,
-                        waiting: view.pending.len(),
+                        waiting,
                         archived: view.archived,
                         provider: view.provider.clone(),
                         messages: view.messages,
