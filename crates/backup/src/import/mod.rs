@@ -1,0 +1,1 @@
+//! Moving in from other apps (see openclaw.rs, hermes.rs).
