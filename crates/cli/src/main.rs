@@ -1,6 +1,7 @@
 //! `conch`: the one binary.
 
 mod activity;
+mod backup_cmd;
 mod chat;
 mod doctor;
 mod hook;
@@ -74,6 +75,11 @@ enum Command {
     Doctor(doctor::DoctorArgs),
     /// What the assistant did, newest first.
     Activity(activity::ActivityArgs),
+    /// Backups: make one, or restore one.
+    Backup {
+        #[command(subcommand)]
+        command: backup_cmd::BackupCommand,
+    },
     /// Claude Code's hooks call back into the running Conch (not for typing).
     Hook(hook::HookArgs),
 }
@@ -113,6 +119,7 @@ fn main() -> ExitCode {
             Command::Skills { command } => skills_cmd::run(&home, command),
             Command::Doctor(args) => doctor::run(&home, args),
             Command::Activity(args) => activity::run(&home, args),
+            Command::Backup { command } => backup_cmd::run(&home, command),
             Command::Hook(_) => Ok(()),
         }
     })();

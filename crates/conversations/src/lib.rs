@@ -16,6 +16,8 @@ pub mod log;
 mod native_turn;
 mod permission;
 pub mod private_file;
+pub mod repair;
+pub mod running;
 mod prompt;
 pub mod safety;
 pub mod secrets;
