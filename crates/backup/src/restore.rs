@@ -194,12 +194,17 @@ fn from_age(e: age::DecryptError) -> BackupError {
 fn unpack(from: impl BufRead, staging: &Path) -> Result<Restored, BackupError> {
     let mut seen = std::collections::HashSet::new();
     let mut chats = std::collections::HashSet::new();
-    let outcome = read_archive(from, |_, entry| {
-        if place(&entry.path) == Place::Key || place(&entry.path) == Place::Carried {
-            // fine
-        } else {
+    let outcome = read_archive(from, |header, entry| {
+        // The same rule a backup is made by: what it wouldn't carry, a
+        // restore doesn't take.
+        let carried = match place(&entry.path) {
+            Place::Carried => true,
+            Place::Key => header.keys == Keys::Carried,
+            Place::Out(_) => false,
+        };
+        if !carried {
             return Err(ReadError::Damaged(format!(
-                "it holds {}, which no Conch backup carries",
+                "it holds {}, which no Conch backup like it carries",
                 entry.path.chars().take(200).collect::<String>()
             )));
         }
