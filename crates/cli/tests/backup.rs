@@ -62,12 +62,14 @@ fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// Every file under `home/sub`, by its path inside `home`, with its bytes.
+/// Every file under `home/sub`, by its path inside `home`, with its bytes
+/// (an artifact's empty lock file isn't content, and isn't carried).
 fn tree(home: &Path, sub: &str) -> BTreeMap<String, Vec<u8>> {
     let mut files = Vec::new();
     files_under(&home.join(sub), &mut files);
     files
         .into_iter()
+        .filter(|p| p.file_name().is_some_and(|n| n != ".lock"))
         .map(|p| {
             let rel = p.strip_prefix(home).unwrap().display().to_string();
             (rel, std::fs::read(&p).unwrap())
