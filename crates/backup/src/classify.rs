@@ -28,7 +28,10 @@ pub enum Place {
 const LEFT_OUT: &[(&str, &str)] = &[
     ("keystore", "this computer's own key stays with it"),
     ("run", "what a running Conch keeps for itself"),
-    ("engines", "Claude Code's and Codex's own sessions and caches"),
+    (
+        "engines",
+        "Claude Code's and Codex's own sessions and caches",
+    ),
     ("seal", "what this computer's sandbox can do"),
     ("browser", "the browser profile"),
     ("cache", "caches"),

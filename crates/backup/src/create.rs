@@ -68,7 +68,10 @@ pub fn create(
     } else {
         Keys::LeftOut
     };
-    let dir = out.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let dir = out
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     let name = out
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -97,8 +100,12 @@ pub fn create(
                 made
             }
             None => {
-                let (inner, made) =
-                    write_all(home, BufWriter::with_capacity(256 * 1024, file), keys, vault)?;
+                let (inner, made) = write_all(
+                    home,
+                    BufWriter::with_capacity(256 * 1024, file),
+                    keys,
+                    vault,
+                )?;
                 finish_file(inner)?;
                 made
             }
@@ -138,8 +145,9 @@ fn write_all<W: Write>(
         says: header.says.clone(),
         ..Made::default()
     };
-    let mut archive = ArchiveWriter::begin(out, &header).map_err(io("The backup can't be written"))?;
-    walk(home, home, "", &mut archive, keys, vault, &mut made)?;
+    let mut archive =
+        ArchiveWriter::begin(out, &header).map_err(io("The backup can't be written"))?;
+    walk(home, "", &mut archive, keys, vault, &mut made)?;
     let (out, _) = archive
         .finish()
         .map_err(io("The backup can't be written"))?;
@@ -169,9 +177,7 @@ fn sorted(dir: &Path) -> Result<Vec<fs::DirEntry>, BackupError> {
     Ok(entries)
 }
 
-#[allow(clippy::too_many_arguments)]
 fn walk<W: Write>(
-    home: &Path,
     dir: &Path,
     prefix: &str,
     archive: &mut ArchiveWriter<W>,
@@ -204,7 +210,7 @@ fn walk<W: Write>(
             if prefix == "chats/" {
                 made.chats += 1;
             }
-            walk(home, &path, &format!("{rel}/"), archive, keys, vault, made)?;
+            walk(&path, &format!("{rel}/"), archive, keys, vault, made)?;
             continue;
         }
         if !meta.is_file() {
@@ -214,7 +220,8 @@ fn walk<W: Write>(
         let mode = meta.permissions().mode() & 0o700;
         if kind == Place::Key {
             if keys == Keys::LeftOut {
-                made.left_out.push((rel, "a key, and the backup has no passphrase"));
+                made.left_out
+                    .push((rel, "a key, and the backup has no passphrase"));
                 continue;
             }
             let plain = match vault.read(&rel) {
@@ -271,7 +278,12 @@ fn open_snapshot(path: &Path, rel: &str) -> Result<Option<(File, u64)>, BackupEr
     let mut file = match File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(BackupError::Io(format!("{} can't be read", path.display()), e)),
+        Err(e) => {
+            return Err(BackupError::Io(
+                format!("{} can't be read", path.display()),
+                e,
+            ))
+        }
     };
     let len = file
         .metadata()
@@ -280,8 +292,8 @@ fn open_snapshot(path: &Path, rel: &str) -> Result<Option<(File, u64)>, BackupEr
     if !is_log(rel) {
         return Ok(Some((file, len)));
     }
-    let cut = last_line_end(&mut file, len)
-        .map_err(io(format!("{} can't be read", path.display())))?;
+    let cut =
+        last_line_end(&mut file, len).map_err(io(format!("{} can't be read", path.display())))?;
     Ok(Some((file, cut)))
 }
 
@@ -309,7 +321,12 @@ pub fn file_name(now: std::time::SystemTime) -> String {
     let t = protocol::format_rfc3339(now);
     // 2026-11-29T09:00:00.000Z → 2026-11-29-090000
     let date = t.get(..10).unwrap_or("backup");
-    let time: String = t.get(11..19).unwrap_or("").chars().filter(|c| *c != ':').collect();
+    let time: String = t
+        .get(11..19)
+        .unwrap_or("")
+        .chars()
+        .filter(|c| *c != ':')
+        .collect();
     format!("conch-{date}-{time}.backup")
 }
 

@@ -14,7 +14,10 @@ pub enum BackupError {
     /// Cut short, changed, or holding what no backup holds.
     Damaged(String),
     /// The folder to restore into already has things of its own.
-    NotEmpty { home: PathBuf, found: String },
+    NotEmpty {
+        home: PathBuf,
+        found: String,
+    },
     /// A key file couldn't be opened to be carried.
     Key(String, String),
     /// A passphrase that is too short to protect keys.

@@ -129,7 +129,8 @@ impl<W: Write> ArchiveWriter<W> {
             bytes: self.bytes,
             sha256: hex(&self.hash.clone().finalize()),
         };
-        let line = serde_json::to_vec(&Record::End { end: end.clone() }).map_err(io::Error::other)?;
+        let line =
+            serde_json::to_vec(&Record::End { end: end.clone() }).map_err(io::Error::other)?;
         self.out.write_all(&line)?;
         self.out.write_all(b"\n")?;
         self.out.flush()?;

@@ -284,7 +284,11 @@ fn move_into_place(staging: &Path, into: &Path) -> Result<(), BackupError> {
         for entry in fs::read_dir(staging).map_err(io("The restore can't be read"))? {
             let entry = entry.map_err(io("The restore can't be read"))?;
             let to = into.join(entry.file_name());
-            if to.is_dir() && fs::read_dir(&to).map(|mut d| d.next().is_none()).unwrap_or(false) {
+            if to.is_dir()
+                && fs::read_dir(&to)
+                    .map(|mut d| d.next().is_none())
+                    .unwrap_or(false)
+            {
                 let _ = fs::remove_dir(&to);
             }
             fs::rename(entry.path(), &to)

@@ -117,7 +117,9 @@ fn create(home: &Home, args: CreateArgs) -> Result<(), Failure> {
         passphrase.as_deref().map(String::as_str),
         &settings.vault(home.root()),
     )?;
-    let written = std::fs::metadata(&out).map(|m| m.len()).unwrap_or(made.bytes);
+    let written = std::fs::metadata(&out)
+        .map(|m| m.len())
+        .unwrap_or(made.bytes);
     println!(
         "Backed up {}, {} and {} into {} ({}).",
         count(made.chats, "chat", "chats"),
@@ -175,7 +177,9 @@ fn restore(home: &Home, args: RestoreArgs) -> Result<(), Failure> {
         (backup::Locked::Passphrase, false) if std::io::stdin().is_terminal() => {
             Some(ask_hidden("This backup is locked. Its passphrase: ")?)
         }
-        (backup::Locked::Passphrase, false) => return Err(backup::BackupError::NeedsPassphrase.into()),
+        (backup::Locked::Passphrase, false) => {
+            return Err(backup::BackupError::NeedsPassphrase.into())
+        }
     };
     let restored = backup::restore(&args.file, passphrase.as_deref().map(String::as_str), &into)?;
     println!(

@@ -158,7 +158,11 @@ pub fn run(home: &Home, args: DoctorArgs) -> Result<(), Failure> {
             }),
         })
         .collect();
-    lines.extend([artifacts_check(home), review_check(home)].into_iter().flatten());
+    lines.extend(
+        [artifacts_check(home), review_check(home)]
+            .into_iter()
+            .flatten(),
+    );
     lines.extend(engines_check(&settings));
     for p in &settings.providers {
         if p.kind == engines::providers::ProviderKind::Codex {

@@ -91,8 +91,14 @@ fn spellings(secret: &[u8]) -> Vec<(String, Vec<u8>)> {
     vec![
         ("raw bytes".into(), secret.to_vec()),
         ("base64".into(), STANDARD.encode(secret).into_bytes()),
-        ("base64url".into(), URL_SAFE_NO_PAD.encode(secret).into_bytes()),
-        ("base64url padded".into(), URL_SAFE.encode(secret).into_bytes()),
+        (
+            "base64url".into(),
+            URL_SAFE_NO_PAD.encode(secret).into_bytes(),
+        ),
+        (
+            "base64url padded".into(),
+            URL_SAFE.encode(secret).into_bytes(),
+        ),
         ("hex".into(), hex(secret).into_bytes()),
         ("HEX".into(), hex(secret).to_uppercase().into_bytes()),
     ]
@@ -106,7 +112,9 @@ fn signing_key(home: &Path) -> (Vec<u8>, Vec<u8>) {
         vault::Stored::Missing => panic!("no signing key in {}", home.display()),
     };
     let file: serde_json::Value = serde_json::from_slice(&plain).unwrap();
-    let der = STANDARD.decode(file["privateKey"].as_str().unwrap()).unwrap();
+    let der = STANDARD
+        .decode(file["privateKey"].as_str().unwrap())
+        .unwrap();
     assert_eq!(&der[14..16], &[0x04, 0x20], "an Ed25519 PKCS#8 key");
     let seed = der[16..48].to_vec();
     (der, seed)
@@ -144,7 +152,9 @@ fn skill(root: &Path, name: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(
         dir.join("SKILL.md"),
-        format!("---\nname: {name}\ndescription: Étapes pour {name}, 日本語も.\n---\nDo the steps.\n"),
+        format!(
+            "---\nname: {name}\ndescription: Étapes pour {name}, 日本語も.\n---\nDo the steps.\n"
+        ),
     )
     .unwrap();
     dir
@@ -156,7 +166,10 @@ fn chat(home: &Path, id: &str, events: usize) {
     std::fs::create_dir_all(&dir).unwrap();
     let mut log = String::new();
     for seq in 1..=events {
-        let text = format!("Réunion n°{seq} — 会議のメモ, Ελληνικά 🐚 {}", "x".repeat(seq % 50));
+        let text = format!(
+            "Réunion n°{seq} — 会議のメモ, Ελληνικά 🐚 {}",
+            "x".repeat(seq % 50)
+        );
         log.push_str(
             &serde_json::json!({
                 "seq": seq, "id": format!("e{seq}"), "at": "2026-11-28T09:00:00.000Z",
@@ -177,8 +190,16 @@ fn a_full_home(tmp: &Path) -> PathBuf {
     ok(conch(
         &home,
         &[
-            "providers", "add", "local", "--kind", "openai", "--model", "m",
-            "--base-url", "http://127.0.0.1:9", "--key-stdin",
+            "providers",
+            "add",
+            "local",
+            "--kind",
+            "openai",
+            "--model",
+            "m",
+            "--base-url",
+            "http://127.0.0.1:9",
+            "--key-stdin",
         ],
         Some(&format!("{PROVIDER_KEY}\n")),
     ));
@@ -186,18 +207,40 @@ fn a_full_home(tmp: &Path) -> PathBuf {
     chat(&home, "p7q2bbbbbbbbbbbb", 3);
     let store = artifacts::Store::new(&home.join("artifacts"));
     store
-        .create("tablexyz2345", artifacts::Kind::Table, "Stock — 在庫", "name,n\nœuf,2\n", None, None)
+        .create(
+            "tablexyz2345",
+            artifacts::Kind::Table,
+            "Stock — 在庫",
+            "name,n\nœuf,2\n",
+            None,
+            None,
+        )
         .unwrap();
     store
-        .create("pagexyza2345", artifacts::Kind::Html, "Tips", "<p>hi</p>", None, None)
+        .create(
+            "pagexyza2345",
+            artifacts::Kind::Html,
+            "Tips",
+            "<p>hi</p>",
+            None,
+            None,
+        )
         .unwrap();
     store
-        .update("pagexyza2345", "<p>hé 日本</p>", artifacts::store::By::Updated)
+        .update(
+            "pagexyza2345",
+            "<p>hé 日本</p>",
+            artifacts::store::By::Updated,
+        )
         .unwrap();
     let own = skill(&home.join("skills"), "quick-setup");
     std::fs::write(own.join("run.sh"), "#!/bin/sh\necho ready\n").unwrap();
     let to_share = skill(tmp, "share-me");
-    ok(conch(&home, &["skills", "sign", to_share.to_str().unwrap()], None));
+    ok(conch(
+        &home,
+        &["skills", "sign", to_share.to_str().unwrap()],
+        None,
+    ));
     home
 }
 
@@ -209,7 +252,12 @@ fn a_passphrase_backup_moves_every_chat_and_key_to_another_computer() {
     let file = tmp.path().join("moving.backup");
     let out = ok(conch(
         &old,
-        &["backup", "create", file.to_str().unwrap(), "--passphrase-stdin"],
+        &[
+            "backup",
+            "create",
+            file.to_str().unwrap(),
+            "--passphrase-stdin",
+        ],
         Some(&format!("{PASSPHRASE}\n")),
     ));
     assert!(out.contains("Backed up 2 chats, 2 artifacts"), "{out}");
@@ -221,7 +269,12 @@ fn a_passphrase_backup_moves_every_chat_and_key_to_another_computer() {
     let new = tmp.path().join("new-computer");
     let out = ok(conch(
         &new,
-        &["backup", "restore", file.to_str().unwrap(), "--passphrase-stdin"],
+        &[
+            "backup",
+            "restore",
+            file.to_str().unwrap(),
+            "--passphrase-stdin",
+        ],
         Some(&format!("{PASSPHRASE}\n")),
     ));
     assert!(out.contains("Restored 2 chats"), "{out}");
@@ -259,8 +312,16 @@ fn a_passphrase_backup_moves_every_chat_and_key_to_another_computer() {
     // the signature verifies on the old one against the old public key.
     assert_eq!(signing_key(&new).0, der);
     let signed_here = skill(tmp.path(), "signed-after-moving");
-    ok(conch(&new, &["skills", "sign", signed_here.to_str().unwrap()], None));
-    let out = ok(conch(&old, &["skills", "verify", signed_here.to_str().unwrap()], None));
+    ok(conch(
+        &new,
+        &["skills", "sign", signed_here.to_str().unwrap()],
+        None,
+    ));
+    let out = ok(conch(
+        &old,
+        &["skills", "verify", signed_here.to_str().unwrap()],
+        None,
+    ));
     assert!(out.contains("Verified: signed by you"), "{out}");
 
     // The provider key opens under the new computer's key.
@@ -293,7 +354,11 @@ fn without_a_passphrase_no_key_is_in_the_backup_in_any_spelling() {
     let old = a_full_home(tmp.path());
     let (der, seed) = signing_key(&old);
     let file = tmp.path().join("plain.backup");
-    let out = ok(conch(&old, &["backup", "create", file.to_str().unwrap()], None));
+    let out = ok(conch(
+        &old,
+        &["backup", "create", file.to_str().unwrap()],
+        None,
+    ));
     assert!(out.contains("holds no keys"), "{out}");
     assert_holds_none(&file, &key_spellings(&der, &seed));
     let bytes = std::fs::read(&file).unwrap();
@@ -301,7 +366,11 @@ fn without_a_passphrase_no_key_is_in_the_backup_in_any_spelling() {
     assert!(!contains(&bytes, b"argon2"), "no password hash");
 
     let new = tmp.path().join("new");
-    let out = ok(conch(&new, &["backup", "restore", file.to_str().unwrap()], None));
+    let out = ok(conch(
+        &new,
+        &["backup", "restore", file.to_str().unwrap()],
+        None,
+    ));
     assert!(out.contains("holds no keys"), "{out}");
     assert_eq!(tree(&old, "chats"), tree(&new, "chats"));
     assert!(!new.join("secrets.json").exists());
@@ -323,13 +392,23 @@ fn a_wrong_passphrase_is_a_sentence_and_nothing_is_written() {
     let file = tmp.path().join("locked.backup");
     ok(conch(
         &old,
-        &["backup", "create", file.to_str().unwrap(), "--passphrase-stdin"],
+        &[
+            "backup",
+            "create",
+            file.to_str().unwrap(),
+            "--passphrase-stdin",
+        ],
         Some(&format!("{PASSPHRASE}\n")),
     ));
     let new = tmp.path().join("new");
     let out = conch(
         &new,
-        &["backup", "restore", file.to_str().unwrap(), "--passphrase-stdin"],
+        &[
+            "backup",
+            "restore",
+            file.to_str().unwrap(),
+            "--passphrase-stdin",
+        ],
         Some("correct horse battery\n"),
     );
     assert!(!out.status.success());
@@ -341,16 +420,29 @@ fn a_wrong_passphrase_is_a_sentence_and_nothing_is_written() {
     assert!(untouched(&new), "nothing was written");
     // No passphrase at all, from a script: a sentence too.
     let out = conch(&new, &["backup", "restore", file.to_str().unwrap()], None);
-    assert!(said(&out).contains("locked with a passphrase"), "{}", said(&out));
+    assert!(
+        said(&out).contains("locked with a passphrase"),
+        "{}",
+        said(&out)
+    );
     assert!(untouched(&new));
     // Too short to protect keys: refused before anything is written.
     let short = tmp.path().join("short.backup");
     let out = conch(
         &old,
-        &["backup", "create", short.to_str().unwrap(), "--passphrase-stdin"],
+        &[
+            "backup",
+            "create",
+            short.to_str().unwrap(),
+            "--passphrase-stdin",
+        ],
         Some("abc\n"),
     );
-    assert!(said(&out).contains("at least 8 characters"), "{}", said(&out));
+    assert!(
+        said(&out).contains("at least 8 characters"),
+        "{}",
+        said(&out)
+    );
     assert!(!short.exists());
 }
 
@@ -361,9 +453,17 @@ fn refused(tmp: &Path, file: &Path, passphrase: Option<&str>, why: &str) {
     if passphrase.is_some() {
         args.push("--passphrase-stdin");
     }
-    let out = conch(home.path(), &args, passphrase.map(|p| format!("{p}\n")).as_deref());
+    let out = conch(
+        home.path(),
+        &args,
+        passphrase.map(|p| format!("{p}\n")).as_deref(),
+    );
     assert!(!out.status.success(), "{why}: restored anyway");
-    assert!(said(&out).contains("Nothing was restored"), "{why}: {}", said(&out));
+    assert!(
+        said(&out).contains("Nothing was restored"),
+        "{why}: {}",
+        said(&out)
+    );
     assert!(untouched(home.path()), "{why}: something was written");
 }
 
@@ -377,7 +477,11 @@ fn a_truncated_or_tampered_backup_is_refused_whole() {
         if passphrase.is_some() {
             args.push("--passphrase-stdin");
         }
-        ok(conch(&old, &args, passphrase.map(|p| format!("{p}\n")).as_deref()));
+        ok(conch(
+            &old,
+            &args,
+            passphrase.map(|p| format!("{p}\n")).as_deref(),
+        ));
         let good = std::fs::read(&file).unwrap();
         let bad = tmp.path().join("bad.backup");
         // Cut at spread-out lengths and just before the end.
@@ -386,7 +490,12 @@ fn a_truncated_or_tampered_backup_is_refused_whole() {
         cuts.extend([len - 1, len - 2, len - 40]);
         for cut in cuts {
             std::fs::write(&bad, &good[..cut]).unwrap();
-            refused(tmp.path(), &bad, passphrase, &format!("cut at {cut} of {len}"));
+            refused(
+                tmp.path(),
+                &bad,
+                passphrase,
+                &format!("cut at {cut} of {len}"),
+            );
         }
         // One byte changed, spread through the file (past the kind line,
         // which decides what kind of file it is at all).
@@ -447,7 +556,11 @@ fn a_restore_into_a_home_with_chats_mixes_nothing() {
     let tmp = tempfile::tempdir().unwrap();
     let old = a_full_home(tmp.path());
     let file = tmp.path().join("b.backup");
-    ok(conch(&old, &["backup", "create", file.to_str().unwrap()], None));
+    ok(conch(
+        &old,
+        &["backup", "create", file.to_str().unwrap()],
+        None,
+    ));
     let busy = tmp.path().join("busy");
     chat(&busy, "mine1111mine1111", 2);
     let before = tree(&busy, "chats");
@@ -458,14 +571,23 @@ fn a_restore_into_a_home_with_chats_mixes_nothing() {
     assert!(words.contains("--beside"), "{words}");
     assert_eq!(tree(&busy, "chats"), before);
     // Beside: a folder of its own next to it, the home as it was.
-    let out = ok(conch(&busy, &["backup", "restore", file.to_str().unwrap(), "--beside"], None));
+    let out = ok(conch(
+        &busy,
+        &["backup", "restore", file.to_str().unwrap(), "--beside"],
+        None,
+    ));
     assert!(out.contains("It is beside your Conch"), "{out}");
     assert_eq!(tree(&busy, "chats"), before);
     let beside: Vec<PathBuf> = std::fs::read_dir(tmp.path())
         .unwrap()
         .flatten()
         .map(|e| e.path())
-        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("busy-restored-"))
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("busy-restored-")
+        })
         .collect();
     assert_eq!(beside.len(), 1, "{beside:?}");
     assert_eq!(tree(&old, "chats"), tree(&beside[0], "chats"));
@@ -479,16 +601,28 @@ fn a_log_being_written_is_taken_up_to_its_last_whole_line() {
     let log = home.join("chats/k3v9aaaaaaaaaaaa/log.jsonl");
     let whole = std::fs::read(&log).unwrap();
     let mut writing = whole.clone();
-    writing.extend_from_slice(br#"{"seq":6,"id":"e6","at":"2026-11-28T09:00:00.000Z","type":"mess"#);
+    writing
+        .extend_from_slice(br#"{"seq":6,"id":"e6","at":"2026-11-28T09:00:00.000Z","type":"mess"#);
     std::fs::write(&log, &writing).unwrap();
     // Half-written files of writers and broken copies stay out.
     std::fs::write(home.join(".settings.json.tmp-999999-0"), "{").unwrap();
     std::fs::write(home.join("skills.signing.json.broken-1795000000"), "x").unwrap();
     let file = tmp.path().join("b.backup");
-    ok(conch(&home, &["backup", "create", file.to_str().unwrap()], None));
+    ok(conch(
+        &home,
+        &["backup", "create", file.to_str().unwrap()],
+        None,
+    ));
     let new = tmp.path().join("new");
-    ok(conch(&new, &["backup", "restore", file.to_str().unwrap()], None));
-    assert_eq!(std::fs::read(new.join("chats/k3v9aaaaaaaaaaaa/log.jsonl")).unwrap(), whole);
+    ok(conch(
+        &new,
+        &["backup", "restore", file.to_str().unwrap()],
+        None,
+    ));
+    assert_eq!(
+        std::fs::read(new.join("chats/k3v9aaaaaaaaaaaa/log.jsonl")).unwrap(),
+        whole
+    );
     assert!(!new.join(".settings.json.tmp-999999-0").exists());
     assert!(!new.join("skills.signing.json.broken-1795000000").exists());
 }

@@ -33,7 +33,11 @@ fn said(out: &Output) -> String {
 }
 
 fn mode(path: &Path) -> u32 {
-    std::fs::symlink_metadata(path).unwrap().permissions().mode() & 0o777
+    std::fs::symlink_metadata(path)
+        .unwrap()
+        .permissions()
+        .mode()
+        & 0o777
 }
 
 const WHOLE_LOG: &str = concat!(
@@ -56,7 +60,14 @@ fn healthy(home: &Path) {
     )
     .unwrap();
     artifacts::Store::new(&home.join("artifacts"))
-        .create("tablexyz2345", artifacts::Kind::Table, "Stock — 在庫", "a,b\n1,2\n", None, None)
+        .create(
+            "tablexyz2345",
+            artifacts::Kind::Table,
+            "Stock — 在庫",
+            "a,b\n1,2\n",
+            None,
+            None,
+        )
         .unwrap();
     // What Conch itself would have made it: the folder private, all in it.
     let out = conch(home, &["doctor", "--repair"]);
@@ -78,7 +89,11 @@ fn clear_signing_key(home: &Path) {
         "privateKey": STANDARD.encode(&der),
         "publicKey": STANDARD.encode(key.verifying_key().as_bytes()),
     });
-    std::fs::write(home.join("skills.signing.json"), serde_json::to_vec(&file).unwrap()).unwrap();
+    std::fs::write(
+        home.join("skills.signing.json"),
+        serde_json::to_vec(&file).unwrap(),
+    )
+    .unwrap();
 }
 
 fn sealed(home: &Path, name: &str) {
@@ -153,7 +168,10 @@ fn damages() -> Vec<Damage> {
             },
             repaired: |h| {
                 let dir = h.join("chats").join(CHAT);
-                assert_eq!(std::fs::read_to_string(dir.join("log.jsonl")).unwrap(), WHOLE_LOG);
+                assert_eq!(
+                    std::fs::read_to_string(dir.join("log.jsonl")).unwrap(),
+                    WHOLE_LOG
+                );
                 let aside = std::fs::read_to_string(dir.join("log.jsonl.torn")).unwrap();
                 assert!(aside.contains(r#""type":"rep"#), "set aside, never dropped");
             },
@@ -169,7 +187,8 @@ fn damages() -> Vec<Damage> {
             },
             repaired: |h| {
                 let s: serde_json::Value =
-                    serde_json::from_slice(&std::fs::read(h.join("settings.json")).unwrap()).unwrap();
+                    serde_json::from_slice(&std::fs::read(h.join("settings.json")).unwrap())
+                        .unwrap();
                 for name in ["checkAfterReading", "sealedCommands", "checkMemories"] {
                     assert_ne!(s["safety"][name], false, "{name}");
                 }
@@ -180,8 +199,11 @@ fn damages() -> Vec<Damage> {
             id: "stale-lock",
             make: |h| {
                 std::fs::create_dir_all(h.join("run")).unwrap();
-                std::fs::write(h.join("run/serve.lock"), format!("{} 127.0.0.1:7777\n", gone_pid()))
-                    .unwrap();
+                std::fs::write(
+                    h.join("run/serve.lock"),
+                    format!("{} 127.0.0.1:7777\n", gone_pid()),
+                )
+                .unwrap();
             },
             repaired: |h| assert!(!h.join("run/serve.lock").exists()),
         },
@@ -194,7 +216,9 @@ fn damages() -> Vec<Damage> {
                 std::fs::create_dir_all(h.join("engines/codex/gone1111gone1111")).unwrap();
             },
             repaired: |h| {
-                assert!(!h.join("engines/claude-code/chats/gone0000gone0000").exists());
+                assert!(!h
+                    .join("engines/claude-code/chats/gone0000gone0000")
+                    .exists());
                 assert!(!h.join("engines/codex/gone1111gone1111").exists());
                 assert!(
                     h.join("engines/claude-code/chats").join(CHAT).exists(),
@@ -208,7 +232,8 @@ fn damages() -> Vec<Damage> {
                 let pid = gone_pid();
                 std::fs::write(h.join(format!(".settings.json.tmp-{pid}-0")), "{").unwrap();
                 std::fs::write(
-                    h.join("artifacts/tablexyz2345").join(format!(".v2.csv.tmp-{pid}")),
+                    h.join("artifacts/tablexyz2345")
+                        .join(format!(".v2.csv.tmp-{pid}")),
                     "a,",
                 )
                 .unwrap();
@@ -234,7 +259,10 @@ fn repairs(home: &Path, ids: &[&str], all: &[Damage]) {
     let out = conch(home, &["doctor", "--repair"]);
     let words = said(&out);
     assert!(out.status.success(), "{ids:?}: {words}");
-    let repaired = words.lines().filter(|l| l.starts_with("repaired: ")).count();
+    let repaired = words
+        .lines()
+        .filter(|l| l.starts_with("repaired: "))
+        .count();
     assert!(repaired >= ids.len(), "{ids:?}: {words}");
     assert!(!words.contains("Nothing needed repair"), "{ids:?}: {words}");
     for d in all.iter().filter(|d| ids.contains(&d.id)) {
@@ -247,10 +275,16 @@ fn repairs(home: &Path, ids: &[&str], all: &[Damage]) {
         words.contains("Nothing needed repair."),
         "{ids:?}, a second run: {words}"
     );
-    assert!(!words.contains("repaired:"), "{ids:?}, a second run: {words}");
+    assert!(
+        !words.contains("repaired:"),
+        "{ids:?}, a second run: {words}"
+    );
     // And a plain look agrees: nothing for --repair to do.
     let look = said(&conch(home, &["doctor"]));
-    assert!(!look.contains("conch doctor --repair)"), "{ids:?}, a look: {look}");
+    assert!(
+        !look.contains("conch doctor --repair)"),
+        "{ids:?}, a look: {look}"
+    );
 }
 
 #[test]
@@ -265,7 +299,11 @@ fn each_kind_of_damage_alone_is_repaired_and_a_second_run_finds_nothing() {
         // artifacts heals them, so a look at one already does.)
         if d.id != "artifacts" {
             let look = said(&conch(&home, &["doctor"]));
-            assert!(look.contains("--repair"), "{}: a look found nothing: {look}", d.id);
+            assert!(
+                look.contains("--repair"),
+                "{}: a look found nothing: {look}",
+                d.id
+            );
         }
         repairs(&home, &[d.id], &all);
     }
@@ -289,9 +327,15 @@ fn everything_damaged_at_once_is_repaired_in_one_press() {
         ("permissions", "yours alone now"),
         ("provider-keys", "Provider keys were in the clear"),
         ("signing-key", "Locked with this computer's own key"),
-        ("artifacts", "Artifact tablexyz2345: its description was damaged; rebuilt"),
+        (
+            "artifacts",
+            "Artifact tablexyz2345: its description was damaged; rebuilt",
+        ),
         ("torn-logs", "the end of its log was cut off"),
-        ("safety", "Check before acting on what it read was off; it is on again."),
+        (
+            "safety",
+            "Check before acting on what it read was off; it is on again.",
+        ),
         ("stale-lock", "A lock file left by a Conch that stopped"),
         ("orphaned-sessions", "for chats that no longer exist"),
         ("leftovers", "left half-written"),

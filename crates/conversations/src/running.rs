@@ -97,7 +97,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         assert_eq!(serving(dir.path()), Serving::No);
         let held = take(dir.path(), "127.0.0.1:7777").unwrap();
-        assert_eq!(serving(dir.path()), Serving::Yes(std::process::id().to_string()));
+        assert_eq!(
+            serving(dir.path()),
+            Serving::Yes(std::process::id().to_string())
+        );
         assert!(take(dir.path(), "x").is_err());
         // A killed Conch leaves the file and lets go of the lock.
         std::mem::forget(held);

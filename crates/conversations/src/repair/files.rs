@@ -201,7 +201,10 @@ pub fn orphaned_sessions(home: &Path, repair: bool) -> Option<Item> {
         })
         .collect();
     let mut found = Vec::new();
-    for (root, app) in [(claude_root.join("chats"), "Claude Code"), (codex_root, "Codex")] {
+    for (root, app) in [
+        (claude_root.join("chats"), "Claude Code"),
+        (codex_root, "Codex"),
+    ] {
         for entry in fs::read_dir(&root).into_iter().flatten().flatten() {
             let path = entry.path();
             if entry.file_type().is_ok_and(|t| t.is_dir()) && !kept.contains(&path) {
@@ -213,7 +216,12 @@ pub fn orphaned_sessions(home: &Path, repair: bool) -> Option<Item> {
         return None;
     }
     let what = plural(found.len(), "session", "sessions");
-    let example = found[0].0.strip_prefix(home).unwrap_or(&found[0].0).display().to_string();
+    let example = found[0]
+        .0
+        .strip_prefix(home)
+        .unwrap_or(&found[0].0)
+        .display()
+        .to_string();
     if !repair {
         return Some(Item::new(
             "orphaned-sessions",
@@ -237,7 +245,10 @@ pub fn orphaned_sessions(home: &Path, repair: bool) -> Option<Item> {
         Item::new(
             "orphaned-sessions",
             State::NeedsYou,
-            format!("{} for chats that no longer exist can't be removed.", plural(left, "session", "sessions")),
+            format!(
+                "{} for chats that no longer exist can't be removed.",
+                plural(left, "session", "sessions")
+            ),
         )
     })
 }

@@ -77,7 +77,11 @@ pub fn torn_tails(home: &Path, repair: bool) -> Vec<Item> {
             // Conch has the chat open: it set any torn end aside when it
             // opened it, and what is at the end now is being written.
             Err(LogError::Busy(_)) => {}
-            Err(e) => items.push(Item::new("torn-logs", State::NeedsYou, format!("Chat {chat}: {e}"))),
+            Err(e) => items.push(Item::new(
+                "torn-logs",
+                State::NeedsYou,
+                format!("Chat {chat}: {e}"),
+            )),
         }
     }
     items
