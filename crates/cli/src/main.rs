@@ -5,6 +5,7 @@ mod backup_cmd;
 mod chat;
 mod doctor;
 mod hook;
+mod import_cmd;
 mod keys;
 mod listen;
 mod open_files;
@@ -80,6 +81,9 @@ enum Command {
         #[command(subcommand)]
         command: backup_cmd::BackupCommand,
     },
+    /// Move in from OpenClaw or Hermes: skills, providers and keys, MCP
+    /// servers, memories.
+    Import(import_cmd::ImportArgs),
     /// Claude Code's hooks call back into the running Conch (not for typing).
     Hook(hook::HookArgs),
 }
@@ -120,6 +124,7 @@ fn main() -> ExitCode {
             Command::Doctor(args) => doctor::run(&home, args),
             Command::Activity(args) => activity::run(&home, args),
             Command::Backup { command } => backup_cmd::run(&home, command),
+            Command::Import(args) => import_cmd::run(&home, args),
             Command::Hook(_) => Ok(()),
         }
     })();
