@@ -125,9 +125,10 @@ fn skills_over(root: &Path, app: App, found: &Found, report: &mut Report) -> Res
             }
             Err(e) => {
                 let _ = std::fs::remove_dir_all(&to);
-                report
-                    .left
-                    .push(format!("The skill \"{}\": it can't be copied ({e}).", skill.name));
+                report.left.push(format!(
+                    "The skill \"{}\": it can't be copied ({e}).",
+                    skill.name
+                ));
                 continue;
             }
         }
@@ -258,7 +259,10 @@ fn servers_over(root: &Path, app: App, found: &Found, report: &mut Report) -> Re
     let mut secrets = Secrets::load(&vault)?;
     let mut any = false;
     for s in &found.servers {
-        if apps.iter().any(|a| a.get("name").and_then(Value::as_str) == Some(&s.name)) {
+        if apps
+            .iter()
+            .any(|a| a.get("name").and_then(Value::as_str) == Some(&s.name))
+        {
             continue;
         }
         let mut sealed = std::collections::BTreeMap::new();
@@ -287,7 +291,10 @@ fn servers_over(root: &Path, app: App, found: &Found, report: &mut Report) -> Re
         report.came.push(format!(
             "The MCP server \"{}\" as an app ({}), every tool set to Ask{secret_words}.",
             s.name,
-            s.url.clone().or_else(|| s.command.clone()).unwrap_or_default()
+            s.url
+                .clone()
+                .or_else(|| s.command.clone())
+                .unwrap_or_default()
         ));
         any = true;
     }

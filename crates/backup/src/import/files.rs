@@ -95,9 +95,10 @@ pub fn find_skills(root: &Path, depth: usize, out: &mut Vec<FoundSkill>) {
 pub fn copy_skill(from: &Path, to: &Path) -> io::Result<Vec<String>> {
     let mut left = Vec::new();
     let mut budget = (MAX_SKILL_FILES, MAX_SKILL_BYTES);
-    fs::DirBuilder::new().recursive(true).mode(0o700).create(
-        to.parent().unwrap_or(Path::new(".")),
-    )?;
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(to.parent().unwrap_or(Path::new(".")))?;
     fs::DirBuilder::new().mode(0o700).create(to)?;
     copy_dir(from, to, "", &mut budget, &mut left)?;
     Ok(left)

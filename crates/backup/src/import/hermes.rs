@@ -14,8 +14,8 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::{
-    dotenv, find_skills, memories_in, provider_name, providers_from_env, resolve, servers_from,
-    App, Found, FoundMemory, FoundProvider, ImportError, Wire,
+    dotenv, find_skills, key_for, memories_in, provider_name, providers_from_env, resolve,
+    servers_from, App, Found, FoundMemory, FoundProvider, ImportError, Wire,
 };
 
 pub fn read(dir: &Path) -> Result<Found, ImportError> {
@@ -24,7 +24,12 @@ pub fn read(dir: &Path) -> Result<Found, ImportError> {
         Ok(text) if text.trim().is_empty() => Value::Null,
         Ok(text) => serde_saphyr::from_str(&text).map_err(|e| ImportError::Unreadable {
             file: config_path.clone(),
-            why: e.to_string().lines().next().unwrap_or("not YAML").to_owned(),
+            why: e
+                .to_string()
+                .lines()
+                .next()
+                .unwrap_or("not YAML")
+                .to_owned(),
         })?,
         Err(_) => Value::Null,
     };
@@ -78,7 +83,8 @@ pub fn read(dir: &Path) -> Result<Found, ImportError> {
                     m.get("api_key_env")
                         .and_then(Value::as_str)
                         .and_then(|v| env.get(v).cloned())
-                });
+                })
+                .or_else(|| main_provider.as_deref().and_then(|p| key_for(p, &env)));
             let name = main_provider
                 .as_deref()
                 .filter(|p| *p != "custom")

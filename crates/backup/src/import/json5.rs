@@ -49,7 +49,9 @@ fn to_json(text: &str) -> Result<String, String> {
                     }
                     if chars.get(j) == Some(&'/') && chars.get(j + 1) == Some(&'*') {
                         j += 2;
-                        while j < chars.len() && !(chars[j] == '*' && chars.get(j + 1) == Some(&'/')) {
+                        while j < chars.len()
+                            && !(chars[j] == '*' && chars.get(j + 1) == Some(&'/'))
+                        {
                             j += 1;
                         }
                         j += 2;
@@ -152,8 +154,14 @@ mod tests {
         }
         "#;
         let v = parse(text).unwrap();
-        assert_eq!(v["models"]["providers"]["local-vllm"]["apiKey"], "it's \"quoted\"");
-        assert_eq!(v["agents"]["defaults"]["model"]["primary"], "local-vllm/qwen3");
+        assert_eq!(
+            v["models"]["providers"]["local-vllm"]["apiKey"],
+            "it's \"quoted\""
+        );
+        assert_eq!(
+            v["agents"]["defaults"]["model"]["primary"],
+            "local-vllm/qwen3"
+        );
         assert_eq!(v["list"], serde_json::json!([1, 2.5, -3, true, null]));
         assert_eq!(v["url"], "https://example.com/a//b");
     }

@@ -186,7 +186,10 @@ pub(crate) fn known_provider(var: &str) -> Option<(&'static str, Wire, &'static 
 pub(crate) fn left_key(var: &str) -> Option<&'static str> {
     if var.starts_with("TELEGRAM_") {
         Some("the Telegram token (add it again when you link Telegram)")
-    } else if var.starts_with("DISCORD_") || var.starts_with("SLACK_") || var.starts_with("WHATSAPP_") {
+    } else if var.starts_with("DISCORD_")
+        || var.starts_with("SLACK_")
+        || var.starts_with("WHATSAPP_")
+    {
         Some("a chat app's token (Conch links chat apps itself)")
     } else {
         None
@@ -213,15 +216,39 @@ pub(crate) fn provider_name(raw: &str) -> String {
     }
 }
 
-/// `${VAR}` / `${env:VAR}` / `$VAR`-free values: a reference is looked up
-/// in `env`; None when it names nothing known.
-pub(crate) fn resolve(value: &str, env: &BTreeMap<String, Zeroizing<String>>) -> Option<Zeroizing<String>> {
-    let trimmed = value.trim();
-    if let Some(inner) = trimmed.strip_prefix("${").and_then(|v| v.strip_suffix('}')) {
+/// A value with its `${VAR}` / `${env:VAR}` references filled in from
+/// `env`; None when it is empty or names a variable nobody set (half a
+/// token is no token).
+pub(crate) fn resolve(
+    value: &str,
+    env: &BTreeMap<String, Zeroizing<String>>,
+) -> Option<Zeroizing<String>> {
+    let mut out = Zeroizing::new(String::new());
+    let mut rest = value.trim();
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let end = after.find('}')?;
+        let inner = &after[..end];
         let var = inner.strip_prefix("env:").unwrap_or(inner);
-        return env.get(var).cloned();
+        out.push_str(env.get(var)?.as_str());
+        rest = &after[end + 1..];
     }
-    (!trimmed.is_empty()).then(|| Zeroizing::new(trimmed.to_owned()))
+    out.push_str(rest);
+    (!out.is_empty()).then_some(out)
+}
+
+/// The key a provider known by its id keeps in the environment
+/// (`openrouter` → `OPENROUTER_API_KEY`).
+pub(crate) fn key_for(
+    id: &str,
+    env: &BTreeMap<String, Zeroizing<String>>,
+) -> Option<Zeroizing<String>> {
+    let var = format!(
+        "{}_API_KEY",
+        id.to_ascii_uppercase().replace(['-', '.'], "_")
+    );
+    env.get(&var).cloned()
 }
 
 /// MCP servers from a `name → {command, args, env, url, headers}` map, the
@@ -256,7 +283,11 @@ pub(crate) fn servers_from(
             args: spec
                 .get("args")
                 .and_then(|v| v.as_array())
-                .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|v| v.as_str().map(str::to_owned))
+                        .collect()
+                })
                 .unwrap_or_default(),
             url: text("url").or_else(|| text("serverUrl")),
             env: strings("env"),
@@ -310,5 +341,25 @@ pub(crate) fn providers_from_env(
             model,
             key: Some(value.clone()),
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn references_are_filled_in_or_the_value_is_dropped() {
+        let env: BTreeMap<String, Zeroizing<String>> =
+            [("TOKEN".to_owned(), Zeroizing::new("t-1".to_owned()))].into();
+        assert_eq!(
+            resolve("Bearer ${TOKEN}", &env).unwrap().as_str(),
+            "Bearer t-1"
+        );
+        assert_eq!(resolve("${env:TOKEN}", &env).unwrap().as_str(), "t-1");
+        assert_eq!(resolve(" plain ", &env).unwrap().as_str(), "plain");
+        assert!(resolve("Bearer ${MISSING}", &env).is_none());
+        assert!(resolve("${TOKEN", &env).is_none());
+        assert!(resolve("", &env).is_none());
     }
 }

@@ -15,8 +15,8 @@ use serde_json::Value;
 use zeroize::Zeroizing;
 
 use super::{
-    dotenv, find_skills, memories_in, provider_name, providers_from_env, resolve, servers_from,
-    App, Found, FoundMemory, FoundProvider, ImportError, Wire,
+    dotenv, find_skills, key_for, memories_in, provider_name, providers_from_env, resolve,
+    servers_from, App, Found, FoundMemory, FoundProvider, ImportError, Wire,
 };
 
 fn read_text(path: &Path) -> Option<String> {
@@ -45,9 +45,14 @@ pub fn read(dir: &Path) -> Result<Found, ImportError> {
     let mut found = Found::default();
 
     // Variables: `.env`, then the config's own `env` block.
-    let mut env = read_text(&dir.join(".env")).map(|t| dotenv(&t)).unwrap_or_default();
+    let mut env = read_text(&dir.join(".env"))
+        .map(|t| dotenv(&t))
+        .unwrap_or_default();
     if let Some(block) = config.get("env").and_then(Value::as_object) {
-        let vars = block.get("vars").and_then(Value::as_object).unwrap_or(block);
+        let vars = block
+            .get("vars")
+            .and_then(Value::as_object)
+            .unwrap_or(block);
         for (k, v) in vars {
             if let Some(s) = v.as_str() {
                 env.insert(k.clone(), Zeroizing::new(s.to_owned()));
@@ -110,16 +115,24 @@ pub fn read(dir: &Path) -> Result<Found, ImportError> {
     }
 
     // Providers written out in the config.
-    if let Some(providers) = config.pointer("/models/providers").and_then(Value::as_object) {
+    if let Some(providers) = config
+        .pointer("/models/providers")
+        .and_then(Value::as_object)
+    {
         for (id, p) in providers {
-            let api = p.get("api").and_then(Value::as_str).unwrap_or("openai-completions");
+            let api = p
+                .get("api")
+                .and_then(Value::as_str)
+                .unwrap_or("openai-completions");
             let wire = if api.starts_with("anthropic") {
                 Wire::Anthropic
             } else {
                 Wire::Openai
             };
             let Some(base_url) = p.get("baseUrl").and_then(Value::as_str) else {
-                found.left.push(format!("The provider \"{id}\": it has no baseUrl."));
+                found
+                    .left
+                    .push(format!("The provider \"{id}\": it has no baseUrl."));
                 continue;
             };
             let first_model = p
@@ -130,14 +143,17 @@ pub fn read(dir: &Path) -> Result<Found, ImportError> {
                 .and_then(Value::as_str)
                 .map(str::to_owned);
             let Some(model) = model_for(id).or(first_model) else {
-                found.left.push(format!("The provider \"{id}\": it names no model."));
+                found
+                    .left
+                    .push(format!("The provider \"{id}\": it names no model."));
                 continue;
             };
             let key = p
                 .get("apiKey")
                 .and_then(Value::as_str)
                 .and_then(|k| resolve(k, &env))
-                .or_else(|| profile_keys.get(id).cloned());
+                .or_else(|| profile_keys.get(id).cloned())
+                .or_else(|| key_for(id, &env));
             found.providers.push(FoundProvider {
                 name: provider_name(id),
                 wire,
@@ -150,7 +166,10 @@ pub fn read(dir: &Path) -> Result<Found, ImportError> {
     // Built-in providers, known by their key.
     let mut keys = env.clone();
     for (provider, key) in &profile_keys {
-        let var = format!("{}_API_KEY", provider.to_ascii_uppercase().replace('-', "_"));
+        let var = format!(
+            "{}_API_KEY",
+            provider.to_ascii_uppercase().replace('-', "_")
+        );
         keys.entry(var).or_insert_with(|| key.clone());
     }
     providers_from_env(&keys, &model_for, App::OpenClaw, &mut found);
@@ -177,7 +196,11 @@ pub fn read(dir: &Path) -> Result<Found, ImportError> {
         let Some(text) = read_text(&file) else {
             continue;
         };
-        let rel = file.strip_prefix(dir).unwrap_or(&file).display().to_string();
+        let rel = file
+            .strip_prefix(dir)
+            .unwrap_or(&file)
+            .display()
+            .to_string();
         for text in memories_in(&text) {
             found.memories.push(FoundMemory {
                 text,
