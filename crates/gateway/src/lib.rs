@@ -54,6 +54,19 @@ pub fn router(state: AppState) -> Router {
             get(routes::security::safety).post(routes::security::set_safety),
         )
         .route("/api/security", get(routes::security::checkup))
+        .route(
+            "/api/security/repair",
+            get(routes::repair::look).post(routes::repair::repair),
+        )
+        .route("/api/passwords", get(routes::passwords::show))
+        .route(
+            "/api/passwords/providers/{name}",
+            delete(routes::passwords::remove_provider).put(routes::passwords::replace_provider),
+        )
+        .route(
+            "/api/passwords/apps/{name}",
+            delete(routes::passwords::remove_app),
+        )
         .route("/api/session/confirm", post(routes::session::confirm))
         .route(
             "/api/sessions",
@@ -119,6 +132,7 @@ pub fn router(state: AppState) -> Router {
         .route("/skills/{id}", get(routes::pages::home))
         .route("/settings", get(routes::pages::home))
         .route("/settings/security", get(routes::pages::home))
+        .route("/settings/passwords", get(routes::pages::home))
         .route("/activity", get(routes::pages::home))
         .route("/apps/{id}", get(routes::pages::home));
     Router::new()

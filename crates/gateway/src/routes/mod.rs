@@ -4,6 +4,8 @@ pub mod chats;
 pub mod health;
 pub mod keys;
 pub mod pages;
+pub mod passwords;
+pub mod repair;
 pub mod security;
 pub mod session;
 pub mod skills;
