@@ -8,6 +8,7 @@ import { ChatPage } from "./components/ChatPage";
 import { Palette, type Command } from "./components/Palette";
 import { ActivityPage } from "./components/ActivityPage";
 import { SecurityPage } from "./components/SecurityPage";
+import { PasswordsPage } from "./components/PasswordsPage";
 import { SettingsPage } from "./components/SettingsPage";
 import { Sidebar } from "./components/Sidebar";
 import { SignIn } from "./components/SignIn";
@@ -80,6 +81,8 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
     { label: "Activity", hint: "Page", run: () => navigate("/activity") },
     { label: "Settings", hint: "Page", run: () => navigate("/settings") },
     { label: "Security and Safety", hint: "Page", run: () => navigate("/settings/security") },
+    { label: "Passwords", hint: "Page", run: () => navigate("/settings/passwords") },
+    { label: "Repair everything", hint: "Security", run: () => navigate("/settings/security") },
     // Things made beside a chat: a pinned one opens on its page, anything
     // else beside its chat.
     ...made.map((a) => ({
@@ -135,6 +138,7 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
         {r.page === "skills" && <SkillsPage id={r.id} />}
         {r.page === "settings" && <SettingsPage onSignOut={onSignOut} />}
         {r.page === "security" && <SecurityPage />}
+        {r.page === "passwords" && <PasswordsPage />}
         {r.page === "activity" && <ActivityPage />}
         {r.page === "app" && <AppRoute key={r.id} id={r.id} />}
       </main>

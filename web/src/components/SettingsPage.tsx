@@ -27,6 +27,17 @@ export function SettingsPage({ onSignOut }: { onSignOut: () => void }) {
             Safety and the security checkup
           </a>
         </p>
+        <p>
+          <a
+            href="/settings/passwords"
+            onClick={(e) => {
+              e.preventDefault();
+              navigate("/settings/passwords");
+            }}
+          >
+            Passwords: every key Conch keeps
+          </a>
+        </p>
       </section>
       <section>
         <h2>Access keys</h2>
