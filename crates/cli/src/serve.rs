@@ -73,6 +73,8 @@ async fn serve(
         None => std::env::current_dir()?,
     };
     crate::doctor::lock_at_start(&settings.vault(home.root()));
+    // Settings → Backups: a backup whenever one is due, while Conch runs.
+    tokio::spawn(gateway::backups::scheduled(home.root().to_path_buf()));
     let (engine, engine_line) = pick_engine(&home, &settings)?;
     let switches = Arc::new(conversations::safety::Switches::new(&settings.safety));
     let (seal, seal_line) = pick_seal(&home, &settings);

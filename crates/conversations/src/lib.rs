@@ -33,7 +33,7 @@ pub use error::ChatError;
 pub use home::{Home, HomeError};
 pub use log::{ChatLog, Committed, Durability, Live, LogError, OpenReport};
 pub use secrets::{Secrets, SecretsError};
-pub use settings::{AutoReview, Safety, Settings, SettingsError};
+pub use settings::{AutoReview, BackupSchedule, Every, Safety, Settings, SettingsError};
 pub use tools::{NoTools, ToolBox, ToolCall};
 
 /// Says something a person running Conch should know, on standard error.

@@ -19,6 +19,14 @@ pub struct Secrets {
     /// values, by variable or header name (apps.json names them only).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub apps: BTreeMap<String, BTreeMap<String, String>>,
+    /// The passphrase scheduled backups are locked with (Settings →
+    /// Backups), so they carry the keys.
+    #[serde(
+        default,
+        rename = "backupPassphrase",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub backup_passphrase: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -3,6 +3,7 @@
 //! route but health and sign-in needs a session or an access key (`auth`).
 
 pub mod auth;
+pub mod backups;
 pub mod checks;
 mod error;
 mod json_body;
@@ -59,6 +60,16 @@ pub fn router(state: AppState) -> Router {
             get(routes::repair::look).post(routes::repair::repair),
         )
         .route("/api/passwords", get(routes::passwords::show))
+        .route(
+            "/api/backups",
+            get(routes::backups::list).post(routes::backups::make),
+        )
+        .route("/api/backups/schedule", post(routes::backups::schedule))
+        .route("/api/backups/{name}", get(routes::backups::download))
+        .route(
+            "/api/backups/{name}/restore",
+            post(routes::backups::restore),
+        )
         .route(
             "/api/passwords/providers/{name}",
             delete(routes::passwords::remove_provider).put(routes::passwords::replace_provider),
@@ -133,6 +144,7 @@ pub fn router(state: AppState) -> Router {
         .route("/settings", get(routes::pages::home))
         .route("/settings/security", get(routes::pages::home))
         .route("/settings/passwords", get(routes::pages::home))
+        .route("/settings/backups", get(routes::pages::home))
         .route("/activity", get(routes::pages::home))
         .route("/apps/{id}", get(routes::pages::home));
     Router::new()
