@@ -130,9 +130,9 @@ pub async fn scheduled(home: PathBuf) {
     loop {
         every.tick().await;
         let at = home.clone();
-        match tokio::task::spawn_blocking(move || tick(&at, SystemTime::now())).await {
-            Ok(Err(e)) => conversations::warn(&format!("The scheduled backup wasn't made: {e}")),
-            Ok(Ok(_)) | Err(_) => {}
+        let made = tokio::task::spawn_blocking(move || tick(&at, SystemTime::now())).await;
+        if let Ok(Err(e)) = made {
+            conversations::warn(&format!("The scheduled backup wasn't made: {e}"));
         }
     }
 }
