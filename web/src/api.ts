@@ -173,6 +173,12 @@ export interface KeptKey {
   inUse?: boolean;
 }
 
+/** Settings → Backups (`GET /api/backups`). */
+export interface Backups {
+  schedule: { every: "off" | "daily" | "weekly"; keep: number; passphrase: boolean };
+  backups: { name: string; size: number; made: string; locked: boolean }[];
+}
+
 export type ArtifactKind = "html" | "markdown" | "svg" | "mermaid" | "chart" | "table";
 
 /** One line of `GET /api/artifacts`. */
@@ -242,6 +248,17 @@ export const api = {
   checkup: () => call<{ checks: Check[] }>("GET", "/api/security"),
   repairLook: () => call<Repair>("GET", "/api/security/repair"),
   repair: () => call<Repair>("POST", "/api/security/repair"),
+  backups: () => call<Backups>("GET", "/api/backups"),
+  makeBackup: (passphrase?: string) =>
+    call<{ name: string; files: number; chats: number; says: string }>("POST", "/api/backups", passphrase ? { passphrase } : {}),
+  setBackupSchedule: (every: Backups["schedule"]["every"], keep: number, passphrase?: string) =>
+    call<unknown>("POST", "/api/backups/schedule", passphrase === undefined ? { every, keep } : { every, keep, passphrase }),
+  restoreBackup: (name: string, passphrase?: string) =>
+    call<{ into: string; start: string; says: string; chats: number }>(
+      "POST",
+      `/api/backups/${encodeURIComponent(name)}/restore`,
+      passphrase ? { passphrase } : {},
+    ),
   passwords: () => call<{ keys: KeptKey[] }>("GET", "/api/passwords").then((r) => r.keys),
   replaceProviderKey: (name: string, key: string) =>
     call<unknown>("PUT", `/api/passwords/providers/${encodeURIComponent(name)}`, { key }),

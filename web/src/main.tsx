@@ -9,6 +9,7 @@ import { Palette, type Command } from "./components/Palette";
 import { ActivityPage } from "./components/ActivityPage";
 import { SecurityPage } from "./components/SecurityPage";
 import { PasswordsPage } from "./components/PasswordsPage";
+import { BackupsPage } from "./components/BackupsPage";
 import { SettingsPage } from "./components/SettingsPage";
 import { Sidebar } from "./components/Sidebar";
 import { SignIn } from "./components/SignIn";
@@ -82,6 +83,7 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
     { label: "Settings", hint: "Page", run: () => navigate("/settings") },
     { label: "Security and Safety", hint: "Page", run: () => navigate("/settings/security") },
     { label: "Passwords", hint: "Page", run: () => navigate("/settings/passwords") },
+    { label: "Backups", hint: "Page", run: () => navigate("/settings/backups") },
     { label: "Repair everything", hint: "Security", run: () => navigate("/settings/security") },
     // Things made beside a chat: a pinned one opens on its page, anything
     // else beside its chat.
@@ -139,6 +141,7 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
         {r.page === "settings" && <SettingsPage onSignOut={onSignOut} />}
         {r.page === "security" && <SecurityPage />}
         {r.page === "passwords" && <PasswordsPage />}
+        {r.page === "backups" && <BackupsPage />}
         {r.page === "activity" && <ActivityPage />}
         {r.page === "app" && <AppRoute key={r.id} id={r.id} />}
       </main>

@@ -38,6 +38,17 @@ export function SettingsPage({ onSignOut }: { onSignOut: () => void }) {
             Passwords: every key Conch keeps
           </a>
         </p>
+        <p>
+          <a
+            href="/settings/backups"
+            onClick={(e) => {
+              e.preventDefault();
+              navigate("/settings/backups");
+            }}
+          >
+            Backups
+          </a>
+        </p>
       </section>
       <section>
         <h2>Access keys</h2>
