@@ -138,4 +138,48 @@ mod tests {
         // A key file's name is a key only at the top.
         assert_eq!(place("skills/x/secrets.json"), Place::Carried);
     }
+
+    /// Generated paths, from pieces an attacker would use: whatever is
+    /// taken (carried or a key) stays inside the folder once joined, never
+    /// names this computer's key, and is never a half-written or broken
+    /// copy.
+    #[test]
+    fn whatever_is_taken_stays_inside_and_is_never_what_stays_out() {
+        const PIECES: &[&str] = &[
+            "chats", "k3v9", "log.jsonl", "..", ".", "", "keystore", "device.key", "run",
+            "serve.lock", "secrets.json", "skills.signing.json", "a\\b", "日本", ".x.tmp-1",
+            "v1.html.broken-2", "artifacts", "engines", "sessions.json", "..\u{0}", "/",
+            "owner.json", "backups", " ", "imported",
+        ];
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = |n: usize| {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            (seed >> 33) as usize % n
+        };
+        for _ in 0..50_000 {
+            let len = 1 + next(5);
+            let path: Vec<&str> = (0..len).map(|_| PIECES[next(PIECES.len())]).collect();
+            let rel = path.join("/");
+            let taken = !matches!(place(&rel), Place::Out(_));
+            if !taken {
+                continue;
+            }
+            let root = std::path::Path::new("/home/ada/.conch");
+            let joined = root.join(&rel);
+            let mut depth = 0i32;
+            for c in std::path::Path::new(&rel).components() {
+                match c {
+                    std::path::Component::Normal(_) => depth += 1,
+                    _ => panic!("{rel:?} is taken but isn't a plain path"),
+                }
+            }
+            assert!(depth >= 1 && joined.starts_with(root), "{rel:?}");
+            let first = rel.split('/').next().unwrap_or("");
+            assert!(!["keystore", "run", "engines", "backups", "sessions.json"].contains(&first), "{rel:?}");
+            assert!(!rel.contains(".broken-") && !rel.contains(".tmp"), "{rel:?}");
+            if place(&rel) == Place::Key {
+                assert!(!rel.contains('/'), "a key is only at the top: {rel:?}");
+            }
+        }
+    }
 }

@@ -626,3 +626,23 @@ fn a_log_being_written_is_taken_up_to_its_last_whole_line() {
     assert!(!new.join(".settings.json.tmp-999999-0").exists());
     assert!(!new.join("skills.signing.json.broken-1795000000").exists());
 }
+
+#[test]
+fn a_restore_into_a_running_conch_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let old = tmp.path().join("old");
+    chat(&old, "k3v9aaaaaaaaaaaa", 2);
+    let file = tmp.path().join("b.backup");
+    ok(conch(&old, &["backup", "create", file.to_str().unwrap()], None));
+    let running = tmp.path().join("running");
+    std::fs::create_dir_all(&running).unwrap();
+    let held = conversations::running::take(&running, "127.0.0.1:7777").unwrap();
+    let out = conch(&running, &["backup", "restore", file.to_str().unwrap()], None);
+    assert!(!out.status.success());
+    assert!(said(&out).contains("Conch is running on"), "{}", said(&out));
+    assert!(!running.join("chats/k3v9aaaaaaaaaaaa").exists());
+    drop(held);
+    // Stopped (the lock let go): it restores.
+    ok(conch(&running, &["backup", "restore", file.to_str().unwrap()], None));
+    assert!(running.join("chats/k3v9aaaaaaaaaaaa/log.jsonl").exists());
+}
