@@ -146,10 +146,31 @@ mod tests {
     #[test]
     fn whatever_is_taken_stays_inside_and_is_never_what_stays_out() {
         const PIECES: &[&str] = &[
-            "chats", "k3v9", "log.jsonl", "..", ".", "", "keystore", "device.key", "run",
-            "serve.lock", "secrets.json", "skills.signing.json", "a\\b", "日本", ".x.tmp-1",
-            "v1.html.broken-2", "artifacts", "engines", "sessions.json", "..\u{0}", "/",
-            "owner.json", "backups", " ", "imported",
+            "chats",
+            "k3v9",
+            "log.jsonl",
+            "..",
+            ".",
+            "",
+            "keystore",
+            "device.key",
+            "run",
+            "serve.lock",
+            "secrets.json",
+            "skills.signing.json",
+            "a\\b",
+            "日本",
+            ".x.tmp-1",
+            "v1.html.broken-2",
+            "artifacts",
+            "engines",
+            "sessions.json",
+            "..\u{0}",
+            "/",
+            "owner.json",
+            "backups",
+            " ",
+            "imported",
         ];
         let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
         let mut next = |n: usize| {
@@ -175,8 +196,14 @@ mod tests {
             }
             assert!(depth >= 1 && joined.starts_with(root), "{rel:?}");
             let first = rel.split('/').next().unwrap_or("");
-            assert!(!["keystore", "run", "engines", "backups", "sessions.json"].contains(&first), "{rel:?}");
-            assert!(!rel.contains(".broken-") && !rel.contains(".tmp"), "{rel:?}");
+            assert!(
+                !["keystore", "run", "engines", "backups", "sessions.json"].contains(&first),
+                "{rel:?}"
+            );
+            assert!(
+                !rel.contains(".broken-") && !rel.contains(".tmp"),
+                "{rel:?}"
+            );
             if place(&rel) == Place::Key {
                 assert!(!rel.contains('/'), "a key is only at the top: {rel:?}");
             }

@@ -156,7 +156,8 @@ pub fn restore(
                     return Err(BackupError::NeedsPassphrase);
                 };
                 let decryptor = age::Decryptor::new_buffered(source).map_err(from_age)?;
-                let identity = age::scrypt::Identity::new(SecretString::from(pass.to_owned()));
+                let mut identity = age::scrypt::Identity::new(SecretString::from(pass.to_owned()));
+                identity.set_max_work_factor(crate::create::SCRYPT_MAX_LOG_N);
                 let stream = decryptor
                     .decrypt(std::iter::once(&identity as &dyn age::Identity))
                     .map_err(from_age)?;
@@ -300,4 +301,53 @@ fn move_into_place(staging: &Path, into: &Path) -> Result<(), BackupError> {
         .and_then(|d| d.sync_all())
         .and_then(|()| File::open(parent).and_then(|d| d.sync_all()))
         .map_err(io("The restore can't be written"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::{ArchiveWriter, Header, FORMAT};
+
+    /// An age file locked with `pass` at scrypt cost 2^`log_n`, holding one
+    /// chat.
+    fn locked_backup(pass: &str, log_n: u8) -> Vec<u8> {
+        let mut recipient = age::scrypt::Recipient::new(SecretString::from(pass.to_owned()));
+        recipient.set_work_factor(log_n);
+        let encryptor =
+            age::Encryptor::with_recipients(std::iter::once(&recipient as &dyn age::Recipient))
+                .unwrap();
+        let mut out = Vec::new();
+        let stream = encryptor.wrap_output(&mut out).unwrap();
+        let header = Header {
+            format: FORMAT.into(),
+            created: "2026-11-29T09:00:00.000Z".into(),
+            keys: Keys::Carried,
+            says: "test".into(),
+        };
+        let mut w = ArchiveWriter::begin(stream, &header).unwrap();
+        w.file("chats/a/log.jsonl", 0o600, 3, &b"{}\n"[..]).unwrap();
+        let (stream, _) = w.finish().unwrap();
+        stream.finish().unwrap();
+        out
+    }
+
+    #[test]
+    fn a_backup_asking_for_more_work_than_any_conch_makes_is_refused_before_it_costs() {
+        let tmp = tempfile::tempdir().unwrap();
+        let good = locked_backup("a good passphrase", 10);
+        let file = tmp.path().join("good.backup");
+        std::fs::write(&file, &good).unwrap();
+        let restored = restore(&file, Some("a good passphrase"), &tmp.path().join("a")).unwrap();
+        assert_eq!(restored.files, 1);
+        // The same file, its stanza asking for 2^30 (128 GiB of memory).
+        let text = String::from_utf8_lossy(&good).into_owned();
+        let at = text.find(" 10\n").unwrap();
+        let mut bad = good.clone();
+        bad.splice(at..at + 4, b" 30\n".iter().copied());
+        let file = tmp.path().join("bad.backup");
+        std::fs::write(&file, &bad).unwrap();
+        let err = restore(&file, Some("a good passphrase"), &tmp.path().join("b")).unwrap_err();
+        assert!(err.to_string().contains("far more work"), "{err}");
+        assert!(!tmp.path().join("b").exists());
+    }
 }
