@@ -633,16 +633,28 @@ fn a_restore_into_a_running_conch_is_refused() {
     let old = tmp.path().join("old");
     chat(&old, "k3v9aaaaaaaaaaaa", 2);
     let file = tmp.path().join("b.backup");
-    ok(conch(&old, &["backup", "create", file.to_str().unwrap()], None));
+    ok(conch(
+        &old,
+        &["backup", "create", file.to_str().unwrap()],
+        None,
+    ));
     let running = tmp.path().join("running");
     std::fs::create_dir_all(&running).unwrap();
     let held = conversations::running::take(&running, "127.0.0.1:7777").unwrap();
-    let out = conch(&running, &["backup", "restore", file.to_str().unwrap()], None);
+    let out = conch(
+        &running,
+        &["backup", "restore", file.to_str().unwrap()],
+        None,
+    );
     assert!(!out.status.success());
     assert!(said(&out).contains("Conch is running on"), "{}", said(&out));
     assert!(!running.join("chats/k3v9aaaaaaaaaaaa").exists());
     drop(held);
     // Stopped (the lock let go): it restores.
-    ok(conch(&running, &["backup", "restore", file.to_str().unwrap()], None));
+    ok(conch(
+        &running,
+        &["backup", "restore", file.to_str().unwrap()],
+        None,
+    ));
     assert!(running.join("chats/k3v9aaaaaaaaaaaa/log.jsonl").exists());
 }
