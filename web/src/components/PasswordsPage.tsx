@@ -56,7 +56,7 @@ export function PasswordsPage() {
                   <strong>{k.name}</strong>
                   {k.field && <span> · {k.field}</span>} {k.fingerprint && <code>{k.fingerprint}</code>}
                   {k.says && <p class="quiet">{k.says}</p>}
-                  {k.keystore && <p class="quiet">Kept by {k.keystore}.</p>}
+                  {k.keystore && !k.says && <p class="quiet">Kept by {k.keystore}.</p>}
                   {k.publicKey && (
                     <p>
                       <code>{k.publicKey}</code>{" "}
