@@ -658,3 +658,134 @@ fn a_restore_into_a_running_conch_is_refused() {
     ));
     assert!(running.join("chats/k3v9aaaaaaaaaaaa/log.jsonl").exists());
 }
+
+/// A model server on 127.0.0.1 that answers every chat completion with a
+/// short streamed reply and keeps the `authorization` header it got.
+fn fake_model() -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    use std::io::{BufRead, BufReader, Read};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let keep = seen.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let (mut length, mut auth) = (0usize, String::new());
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                let lower = line.to_ascii_lowercase();
+                if let Some(v) = lower.strip_prefix("content-length:") {
+                    length = v.trim().parse().unwrap_or(0);
+                }
+                if lower.starts_with("authorization:") {
+                    auth = line["authorization:".len()..].trim().to_owned();
+                }
+            }
+            let mut body = vec![0u8; length];
+            let _ = reader.read_exact(&mut body);
+            keep.lock().unwrap().push(auth);
+            let chunk = |v: serde_json::Value| format!("data: {v}\n\n");
+            let reply = format!(
+                "{}{}data: [DONE]\n\n",
+                chunk(
+                    serde_json::json!({"choices":[{"index":0,"delta":{"content":"Bonjour 🐚"}}]})
+                ),
+                chunk(
+                    serde_json::json!({"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]})
+                ),
+            );
+            let mut out = stream;
+            let _ = write!(
+                out,
+                "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{reply}",
+                reply.len()
+            );
+        }
+    });
+    (url, seen)
+}
+
+#[test]
+fn a_provider_key_carried_by_a_backup_works_on_the_new_computer() {
+    use std::io::{BufRead, BufReader};
+    let tmp = tempfile::tempdir().unwrap();
+    let (model_url, seen) = fake_model();
+    let old = tmp.path().join("old");
+    std::fs::create_dir_all(&old).unwrap();
+    ok(conch(
+        &old,
+        &[
+            "providers",
+            "add",
+            "local",
+            "--kind",
+            "openai",
+            "--model",
+            "m",
+            "--base-url",
+            &model_url,
+            "--key-stdin",
+        ],
+        Some(&format!("{PROVIDER_KEY}\n")),
+    ));
+    let file = tmp.path().join("moving.backup");
+    ok(conch(
+        &old,
+        &[
+            "backup",
+            "create",
+            file.to_str().unwrap(),
+            "--passphrase-stdin",
+        ],
+        Some(&format!("{PASSPHRASE}\n")),
+    ));
+    let new = tmp.path().join("new");
+    ok(conch(
+        &new,
+        &[
+            "backup",
+            "restore",
+            file.to_str().unwrap(),
+            "--passphrase-stdin",
+        ],
+        Some(&format!("{PASSPHRASE}\n")),
+    ));
+    let work = tmp.path().join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    let mut server = Command::new(EXE)
+        .arg("--home")
+        .arg(&new)
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .current_dir(&work)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(server.stdout.take().unwrap()).lines();
+    let first = lines.next().unwrap().unwrap();
+    let url = first
+        .strip_prefix("Conch is running at ")
+        .unwrap()
+        .to_owned();
+    std::thread::spawn(move || for _ in lines {});
+    let out = Command::new(EXE)
+        .arg("--home")
+        .arg(&new)
+        .args(["chat", "Dis bonjour", "--url", &url])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let _ = server.kill();
+    let _ = server.wait();
+    assert!(out.status.success(), "{}", said(&out));
+    assert!(said(&out).contains("Bonjour 🐚"), "{}", said(&out));
+    let auth = seen.lock().unwrap().clone();
+    assert!(!auth.is_empty(), "the model server was never asked");
+    assert!(
+        auth.iter().all(|a| a == &format!("Bearer {PROVIDER_KEY}")),
+        "{auth:?}"
+    );
+}
