@@ -195,8 +195,22 @@ fn restore(home: &Home, args: RestoreArgs) -> Result<(), Failure> {
             // The keys came out open: lock them with this computer's key
             // now; whatever can't be locked now is locked at the next start.
             let settings = Settings::load(&into).unwrap_or_default();
-            crate::doctor::lock_at_start(&settings.vault(&into));
-            println!("Your keys came back and are locked with this computer's own key.");
+            let vault = settings.vault(&into);
+            crate::doctor::lock_at_start(&vault);
+            let still_clear: Vec<&str> = vault::SEALED_FILES
+                .iter()
+                .copied()
+                .filter(|f| vault.is_clear(f).unwrap_or(false))
+                .collect();
+            if still_clear.is_empty() {
+                println!("Your keys came back and are locked with this computer's own key.");
+            } else {
+                println!(
+                    "Your keys came back. {} couldn't be locked with this computer's own key yet (see above); the next start, or conch doctor --repair, locks {}.",
+                    still_clear.join(" and "),
+                    if still_clear.len() == 1 { "it" } else { "them" }
+                );
+            }
         }
         backup::Keys::LeftOut => println!("{}", restored.says),
     }

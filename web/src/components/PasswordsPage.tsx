@@ -4,7 +4,7 @@ import { api, type KeptKey } from "../api";
 const KINDS: { kind: KeptKey["kind"]; title: string; about: string }[] = [
   { kind: "provider", title: "Provider keys", about: "The keys Conch uses to reach your model providers." },
   { kind: "app", title: "Apps' tokens", about: "What your apps (MCP servers) are signed in with." },
-  { kind: "accessKey", title: "Access keys", about: "For scripts; revoke them in Settings → Access keys." },
+  { kind: "accessKey", title: "Access keys", about: "For scripts. Revoking one stops it at once." },
   { kind: "signingKey", title: "Key for signing skills", about: "Share its public key; the key itself can't be copied out." },
   { kind: "deviceKey", title: "This computer's own key", about: "Locks every other key here. It never leaves this computer." },
 ];
@@ -75,6 +75,11 @@ export function PasswordsPage() {
                         Remove
                       </button>
                     </span>
+                  )}
+                  {kind === "accessKey" && k.id && (
+                    <button class="small danger" onClick={() => void act(() => api.revokeKey(k.id ?? ""))}>
+                      Revoke
+                    </button>
                   )}
                   {kind === "app" && (
                     <button class="small danger" onClick={() => void act(() => api.removeAppTokens(k.name))}>
