@@ -255,7 +255,10 @@ fn unpack(from: impl BufRead, staging: &Path) -> Result<Restored, BackupError> {
             "what is inside isn't a Conch backup".into(),
         )),
         Err(ReadError::Damaged(why)) => Err(BackupError::Damaged(why)),
-        Err(ReadError::Io(e)) => Err(BackupError::Io("The backup can't be restored".into(), e)),
+        Err(ReadError::Io(e)) => Err(BackupError::Io(
+            "Nothing was restored: its files can't be written".into(),
+            e,
+        )),
     }
 }
 

@@ -545,6 +545,26 @@ fn a_backup_holding_what_no_backup_holds_is_refused_whole() {
         refused(tmp.path(), &file, None, path);
         assert!(!tmp.path().join("outside").exists());
     }
+    // A file, then a folder by the same name: refused whole, the
+    // half-unpacked copy gone.
+    let header = backup::format::Header {
+        format: backup::format::FORMAT.into(),
+        created: "2026-11-29T09:00:00.000Z".into(),
+        keys: backup::Keys::LeftOut,
+        says: "crafted".into(),
+    };
+    let mut w = backup::format::ArchiveWriter::begin(Vec::new(), &header).unwrap();
+    w.file("chats/a", 0o600, 1, &b"x"[..]).unwrap();
+    w.file("chats/a/log.jsonl", 0o600, 3, &b"{}\n"[..]).unwrap();
+    std::fs::write(&file, w.finish().unwrap().0).unwrap();
+    refused(tmp.path(), &file, None, "a file and a folder by one name");
+    assert!(
+        std::fs::read_dir(tmp.path())
+            .unwrap()
+            .flatten()
+            .all(|e| !e.file_name().to_string_lossy().contains(".restoring-")),
+        "nothing half-unpacked is left"
+    );
     // Keys in a backup without a passphrase: no backup Conch makes holds
     // them, so none are taken from one.
     std::fs::write(&file, crafted("secrets.json")).unwrap();
