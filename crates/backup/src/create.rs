@@ -74,6 +74,9 @@ pub fn create(
     if passphrase.is_some_and(|p| p.chars().count() < MIN_PASSPHRASE) {
         return Err(BackupError::WeakPassphrase);
     }
+    if fs::symlink_metadata(out).is_ok() {
+        return Err(BackupError::Exists(out.to_path_buf()));
+    }
     let keys = if passphrase.is_some() {
         Keys::Carried
     } else {
@@ -130,7 +133,13 @@ pub fn create(
                 made
             }
         };
-        fs::rename(&temp, out).map_err(io(format!("{} can't be written", out.display())))?;
+        // A link, not a rename: it fails rather than write over a file
+        // that appeared meanwhile.
+        fs::hard_link(&temp, out).map_err(|e| match e.kind() {
+            std::io::ErrorKind::AlreadyExists => BackupError::Exists(out.to_path_buf()),
+            _ => BackupError::Io(format!("{} can't be written", out.display()), e),
+        })?;
+        let _ = fs::remove_file(&temp);
         File::open(dir)
             .and_then(|d| d.sync_all())
             .map_err(io(format!("{} can't be written", out.display())))?;

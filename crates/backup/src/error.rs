@@ -22,6 +22,8 @@ pub enum BackupError {
     Key(String, String),
     /// A passphrase that is too short to protect keys.
     WeakPassphrase,
+    /// The file to write the backup to is already there.
+    Exists(PathBuf),
     Io(String, std::io::Error),
 }
 
@@ -54,6 +56,11 @@ impl fmt::Display for BackupError {
             ),
             BackupError::WeakPassphrase => f.write_str(
                 "A backup's passphrase is at least 8 characters: it is all that protects the keys inside. Nothing was written.",
+            ),
+            BackupError::Exists(p) => write!(
+                f,
+                "{} is already there, and a backup never writes over a file. Nothing was written; name another file, or a folder to make a new one in.",
+                p.display()
             ),
             BackupError::Io(what, e) => write!(f, "{what}: {e}."),
         }

@@ -426,6 +426,16 @@ fn a_wrong_passphrase_is_a_sentence_and_nothing_is_written() {
         said(&out)
     );
     assert!(untouched(&new));
+    // A file that is already there is never written over.
+    let there = tmp.path().join("there.txt");
+    std::fs::write(&there, "mine").unwrap();
+    let out = conch(&old, &["backup", "create", there.to_str().unwrap()], None);
+    assert!(
+        said(&out).contains("never writes over a file"),
+        "{}",
+        said(&out)
+    );
+    assert_eq!(std::fs::read_to_string(&there).unwrap(), "mine");
     // Too short to protect keys: refused before anything is written.
     let short = tmp.path().join("short.backup");
     let out = conch(
@@ -472,7 +482,9 @@ fn a_truncated_or_tampered_backup_is_refused_whole() {
     let tmp = tempfile::tempdir().unwrap();
     let old = a_full_home(tmp.path());
     for passphrase in [None, Some(PASSPHRASE)] {
-        let file = tmp.path().join("whole.backup");
+        let file = tmp
+            .path()
+            .join(format!("whole-{}.backup", passphrase.is_some()));
         let mut args = vec!["backup", "create", file.to_str().unwrap()];
         if passphrase.is_some() {
             args.push("--passphrase-stdin");
