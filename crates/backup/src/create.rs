@@ -134,12 +134,22 @@ pub fn create(
             }
         };
         // A link, not a rename: it fails rather than write over a file
-        // that appeared meanwhile.
-        fs::hard_link(&temp, out).map_err(|e| match e.kind() {
-            std::io::ErrorKind::AlreadyExists => BackupError::Exists(out.to_path_buf()),
-            _ => BackupError::Io(format!("{} can't be written", out.display()), e),
-        })?;
-        let _ = fs::remove_file(&temp);
+        // that appeared meanwhile. Where links can't be made (a FAT
+        // memory stick), a rename after one more look.
+        match fs::hard_link(&temp, out) {
+            Ok(()) => {
+                let _ = fs::remove_file(&temp);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                return Err(BackupError::Exists(out.to_path_buf()));
+            }
+            Err(_) if fs::symlink_metadata(out).is_ok() => {
+                return Err(BackupError::Exists(out.to_path_buf()));
+            }
+            Err(_) => {
+                fs::rename(&temp, out).map_err(io(format!("{} can't be written", out.display())))?
+            }
+        }
         File::open(dir)
             .and_then(|d| d.sync_all())
             .map_err(io(format!("{} can't be written", out.display())))?;
