@@ -201,6 +201,40 @@ export interface Check {
     | { kind: "memories"; held: string[] };
 }
 
+/** One check of Repair everything (`GET`/`POST /api/security/repair`). */
+export interface RepairItem {
+  id: string;
+  state: "fixed" | "found" | "needs-you" | "type" | "fine";
+  says: string;
+  line?: string;
+}
+
+export interface Repair {
+  items: RepairItem[];
+  repaired: number;
+  found: number;
+  needsYou: number;
+}
+
+/** One key Conch keeps (`GET /api/passwords`): never its value. */
+export interface KeptKey {
+  kind: "provider" | "app" | "accessKey" | "signingKey" | "deviceKey";
+  name: string;
+  fingerprint?: string;
+  field?: string;
+  id?: string;
+  publicKey?: string;
+  keystore?: string | null;
+  says?: string;
+  inUse?: boolean;
+}
+
+/** Settings → Backups (`GET /api/backups`). */
+export interface Backups {
+  schedule: { every: "off" | "daily" | "weekly"; keep: number; passphrase: boolean };
+  backups: { name: string; size: number; made: string; locked: boolean }[];
+}
+
 export type ArtifactKind = "html" | "markdown" | "svg" | "mermaid" | "chart" | "table";
 
 /** One line of `GET /api/artifacts`. */
@@ -268,6 +302,24 @@ export const api = {
   setSafety: (change: Partial<Safety>) => call<Safety>("POST", "/api/settings/safety", change),
   confirmPassword: (password: string) => call<unknown>("POST", "/api/session/confirm", { password }),
   checkup: () => call<{ checks: Check[] }>("GET", "/api/security"),
+  repairLook: () => call<Repair>("GET", "/api/security/repair"),
+  repair: () => call<Repair>("POST", "/api/security/repair"),
+  backups: () => call<Backups>("GET", "/api/backups"),
+  makeBackup: (passphrase?: string) =>
+    call<{ name: string; files: number; chats: number; says: string }>("POST", "/api/backups", passphrase ? { passphrase } : {}),
+  setBackupSchedule: (every: Backups["schedule"]["every"], keep: number, passphrase?: string) =>
+    call<unknown>("POST", "/api/backups/schedule", passphrase === undefined ? { every, keep } : { every, keep, passphrase }),
+  restoreBackup: (name: string, passphrase?: string) =>
+    call<{ into: string; start: string; says: string; chats: number }>(
+      "POST",
+      `/api/backups/${encodeURIComponent(name)}/restore`,
+      passphrase ? { passphrase } : {},
+    ),
+  passwords: () => call<{ keys: KeptKey[] }>("GET", "/api/passwords").then((r) => r.keys),
+  replaceProviderKey: (name: string, key: string) =>
+    call<unknown>("PUT", `/api/passwords/providers/${encodeURIComponent(name)}`, { key }),
+  removeProviderKey: (name: string) => call<unknown>("DELETE", `/api/passwords/providers/${encodeURIComponent(name)}`),
+  removeAppTokens: (name: string) => call<unknown>("DELETE", `/api/passwords/apps/${encodeURIComponent(name)}`),
   session: () => call<{ who: string }>("GET", "/api/session"),
   signIn: (password: string) => call<{ ok: boolean }>("POST", "/api/session", { password }),
   signOut: () => call<unknown>("DELETE", "/api/session"),

@@ -22,6 +22,8 @@ const useSettings = lazyPart(() => import("./components/SettingsPage"));
 const useSecurity = lazyPart(() => import("./components/SecurityPage"));
 const useModels = lazyPart(() => import("./components/ModelsPage"));
 const useMemories = lazyPart(() => import("./components/MemoriesPage"));
+const usePasswords = lazyPart(() => import("./components/PasswordsPage"));
+const useBackups = lazyPart(() => import("./components/BackupsPage"));
 const usePalette = lazyPart(() => import("./components/Palette"));
 const useShortcuts = lazyPart(() => import("./components/Shortcuts"));
 
@@ -144,6 +146,9 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
     { label: "Models", hint: "Page", run: () => navigate("/settings/models") },
     { label: "Security and Safety", hint: "Page", run: () => navigate("/settings/security") },
     { label: "Keyboard shortcuts", hint: "Command", run: () => setShortcuts(true) },
+    { label: "Passwords", hint: "Page", run: () => navigate("/settings/passwords") },
+    { label: "Backups", hint: "Page", run: () => navigate("/settings/backups") },
+    { label: "Repair everything", hint: "Security", run: () => navigate("/settings/security") },
     // Things made beside a chat: a pinned one opens on its page, anything
     // else beside its chat.
     ...made.map((a) => ({
@@ -209,6 +214,8 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
         {r.page === "activity" && <Lazy use={useActivity} pick={(m) => m.ActivityPage} />}
         {r.page === "app" && <Lazy key={r.id} use={useAppPage} pick={(m) => m.AppPage} props={{ id: r.id }} />}
         {r.page === "memories" && <Lazy use={useMemories} pick={(m) => m.MemoriesPage} />}
+        {r.page === "passwords" && <Lazy use={usePasswords} pick={(m) => m.PasswordsPage} />}
+        {r.page === "backups" && <Lazy use={useBackups} pick={(m) => m.BackupsPage} />}
       </main>
       {palette && (
         <Lazy

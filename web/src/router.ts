@@ -32,6 +32,8 @@ export type Route =
   | { page: "settings" }
   | { page: "security" }
   | { page: "models" }
+  | { page: "passwords" }
+  | { page: "backups" }
   | { page: "activity" }
   | { page: "app"; id: string }
   | { page: "memories" };
@@ -42,6 +44,8 @@ export function route(path: string): Route {
   if (parts[0] === "skills") return { page: "skills", id: parts[1] };
   if (parts[0] === "settings" && parts[1] === "security") return { page: "security" };
   if (parts[0] === "settings" && parts[1] === "models") return { page: "models" };
+  if (parts[0] === "settings" && parts[1] === "passwords") return { page: "passwords" };
+  if (parts[0] === "settings" && parts[1] === "backups") return { page: "backups" };
   if (parts[0] === "settings") return { page: "settings" };
   if (parts[0] === "activity") return { page: "activity" };
   if (parts[0] === "apps" && parts[1]) return { page: "app", id: parts[1] };

@@ -2,16 +2,16 @@
 //! plain look only warns; `--repair` fixes what can be fixed without you.
 
 use clap::Args;
-use conversations::secrets::SECRETS_FILE;
+use conversations::repair::{self, Mode, Options, State};
 use conversations::{Home, Settings};
-use skills::signing_key::{self, key_fingerprint, KeyStatus};
-use vault::{Locked, Vault};
+use skills::signing_key;
+use vault::Vault;
 
 use crate::Failure;
 
 #[derive(Args)]
 pub struct DoctorArgs {
-    /// Fix what can be fixed (lock keys found in the clear).
+    /// Repair everything: run every check's fix (see docs/cli.md).
     #[arg(long)]
     repair: bool,
 }
@@ -21,53 +21,6 @@ enum Line {
     Ok(String),
     Warn(String),
     Needs(String),
-}
-
-fn secrets_check(vault: &Vault, repair: bool) -> Option<Line> {
-    match vault.is_clear(SECRETS_FILE) {
-        Ok(false) => None,
-        Ok(true) if repair => Some(
-            match vault.lock_if_clear(SECRETS_FILE, |b| {
-                serde_json::from_slice::<conversations::Secrets>(b)
-                    .map(|_| ())
-                    .map_err(|e| e.to_string())
-            }) {
-                Ok(_) => Line::Ok("Provider keys: locked with this computer's own key.".into()),
-                Err(e) => Line::Needs(format!("Provider keys: {e}")),
-            },
-        ),
-        Ok(true) => Some(Line::Warn(
-            "Provider keys are in the clear in secrets.json. conch doctor --repair locks them with this computer's own key.".into(),
-        )),
-        Err(e) => Some(Line::Needs(format!("Provider keys: {e}"))),
-    }
-}
-
-fn signing_check(vault: &Vault, repair: bool) -> Option<Line> {
-    match signing_key::status(vault) {
-        // Silent when you've never signed a skill.
-        KeyStatus::None => None,
-        KeyStatus::Sealed(_) => Some(Line::Ok(
-            "Key for signing skills: Locked with this computer's own key.".into(),
-        )),
-        KeyStatus::Clear if repair => Some(match signing_key::lock_if_clear(vault) {
-            Ok(Locked::Locked) | Ok(Locked::AlreadySealed) => match signing_key::status(vault) {
-                KeyStatus::Sealed(key) => Line::Ok(format!(
-                    "Key for signing skills ({}): was in the clear; now Locked with this computer's own key.",
-                    key_fingerprint(&key)
-                )),
-                _ => Line::Needs("Key for signing skills: it was locked but doesn't open now. Run conch doctor again.".into()),
-            },
-            Ok(Locked::Missing) => Line::Ok("Key for signing skills: none.".into()),
-            Err(e) => Line::Needs(format!("Key for signing skills: {e}")),
-        }),
-        KeyStatus::Clear => Some(Line::Warn(
-            "Key for signing skills is in the clear. conch doctor --repair locks it with this computer's own key.".into(),
-        )),
-        KeyStatus::CantOpen(e) => Some(Line::Needs(format!(
-            "Key for signing skills: {e}\nTo make a new one (the old stays trusted as yours), copy:\n  conch skills key --new\nor restore the key from a backup."
-        ))),
-    }
 }
 
 /// How many artifacts there are, and which had to be healed (their
@@ -177,17 +130,39 @@ pub fn codex_line(name: &str, bin: Option<&str>) -> String {
 }
 
 pub fn run(home: &Home, args: DoctorArgs) -> Result<(), Failure> {
-    let settings = Settings::load(home.root())?;
-    let vault = settings.vault(home.root());
-    let mut lines: Vec<Line> = [
-        secrets_check(&vault, args.repair),
-        signing_check(&vault, args.repair),
-        artifacts_check(home),
-        review_check(home),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
+    let mut settings = Settings::load(home.root())?;
+    if args.repair {
+        return repair(home, &mut settings);
+    }
+    // The repair checks, looked at without fixing.
+    let look = repair::run(
+        home.root(),
+        &settings,
+        Options {
+            mode: Mode::Look,
+            safety: false,
+        },
+    );
+    let mut lines: Vec<Line> = look
+        .items
+        .iter()
+        // Safety and sealing are in the checkup below; reading artifacts
+        // heals them (their count says which).
+        .filter(|i| !matches!(i.id, "safety" | "sealing" | "artifacts"))
+        .map(|i| match i.state {
+            State::Fine | State::Fixed => Line::Ok(i.says.clone()),
+            State::Found => Line::Warn(format!("{} (conch doctor --repair)", i.says)),
+            State::NeedsYou | State::Type => Line::Needs(match &i.line {
+                Some(line) => format!("{}\n  {line}", i.says),
+                None => i.says.clone(),
+            }),
+        })
+        .collect();
+    lines.extend(
+        [artifacts_check(home), review_check(home)]
+            .into_iter()
+            .flatten(),
+    );
     lines.extend(engines_check(&settings));
     for p in &settings.providers {
         if p.kind == engines::providers::ProviderKind::Codex {
@@ -196,11 +171,16 @@ pub fn run(home: &Home, args: DoctorArgs) -> Result<(), Failure> {
     }
     // The security checkup, as Settings → Security shows it (where Conch
     // listens is only known to a running Conch).
+    let loose = look.items.iter().any(|i| i.id == "permissions");
     for check in conversations::checkup::checkup(home.root(), &settings.safety, None) {
+        // Said once: the repair's line above names it and what fixes it.
+        if loose && !check.ok && check.id == "home-folder" {
+            continue;
+        }
         lines.push(match (check.ok, &check.fix) {
             (true, _) => Line::Ok(check.says),
             (false, Some(conversations::checkup::Fix::TurnOn { .. })) => Line::Warn(format!(
-                "{} Turn it back on in Settings → Security, or set it to true in settings.json.",
+                "{} Turn it back on in Settings → Security, or with conch doctor --repair.",
                 check.says
             )),
             (false, Some(conversations::checkup::Fix::Command { line })) => {
@@ -237,12 +217,63 @@ pub fn run(home: &Home, args: DoctorArgs) -> Result<(), Failure> {
     Ok(())
 }
 
+/// `--repair`: every check's fix, each saying what it found and did; the
+/// checks with nothing to do say nothing. In the terminal Safety is turned
+/// back on (you are at the keyboard of the computer Conch runs on).
+fn repair(home: &Home, settings: &mut Settings) -> Result<(), Failure> {
+    let report = repair::run(
+        home.root(),
+        settings,
+        Options {
+            mode: Mode::Repair,
+            safety: true,
+        },
+    );
+    if report.safety != settings.safety {
+        settings.safety = report.safety.clone();
+        settings.save(home.root())?;
+    }
+    let mut needs = false;
+    let mut did = 0;
+    for item in &report.items {
+        let lead = match item.state {
+            State::Fixed => {
+                did += 1;
+                "repaired"
+            }
+            State::Fine => "ok",
+            State::Found => "found",
+            State::NeedsYou => {
+                needs = true;
+                "needs you"
+            }
+            State::Type => {
+                needs = true;
+                "type this yourself"
+            }
+        };
+        println!("{lead}: {}", item.says);
+        if let Some(line) = &item.line {
+            println!("  {line}");
+        }
+    }
+    if did == 0 && !needs {
+        println!("Nothing needed repair.");
+    }
+    if needs {
+        return Err(Failure("Something needs you; see above.".into()));
+    }
+    Ok(())
+}
+
 /// At start: keys found in the clear (an older Conch, a restored backup)
 /// are checked and locked. A sealed file is left alone without reaching for
 /// the keychain. What can't be locked is said, and Conch starts anyway.
 pub fn lock_at_start(vault: &Vault) {
-    if let Some(Line::Needs(t)) = secrets_check(vault, true) {
-        eprintln!("conch: {t}");
+    if let Some(item) = repair::provider_keys(vault, true) {
+        if item.state == State::NeedsYou {
+            eprintln!("conch: {}", item.says);
+        }
     }
     if let Err(e) = signing_key::lock_if_clear(vault) {
         eprintln!("conch: Key for signing skills: {e}");

@@ -1,9 +1,11 @@
 //! `conch`: the one binary.
 
 mod activity;
+mod backup_cmd;
 mod chat;
 mod doctor;
 mod hook;
+mod import_cmd;
 mod keys;
 mod listen;
 mod memories_cmd;
@@ -75,6 +77,14 @@ enum Command {
     Doctor(doctor::DoctorArgs),
     /// What the assistant did, newest first.
     Activity(activity::ActivityArgs),
+    /// Backups: make one, or restore one.
+    Backup {
+        #[command(subcommand)]
+        command: backup_cmd::BackupCommand,
+    },
+    /// Move in from OpenClaw or Hermes: skills, providers and keys, MCP
+    /// servers, memories.
+    Import(import_cmd::ImportArgs),
     /// Claude Code's hooks call back into the running Conch (not for typing).
     Hook(hook::HookArgs),
     /// Conch's memories: list, add, keep a held one, forget.
@@ -119,6 +129,8 @@ fn main() -> ExitCode {
             Command::Skills { command } => skills_cmd::run(&home, command),
             Command::Doctor(args) => doctor::run(&home, args),
             Command::Activity(args) => activity::run(&home, args),
+            Command::Backup { command } => backup_cmd::run(&home, command),
+            Command::Import(args) => import_cmd::run(&home, args),
             Command::Hook(_) => Ok(()),
             Command::Memories { command } => memories_cmd::run(&home, command),
         }

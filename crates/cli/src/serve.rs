@@ -55,11 +55,25 @@ async fn serve(
             ))
         })?;
     let addr = listener.local_addr()?;
+    // Says this folder is being served (a restore into it is refused); a
+    // second Conch on the same folder is only pointed out.
+    let _serving = match conversations::running::take(home.root(), &addr.to_string()) {
+        Ok(lock) => Some(lock),
+        Err(pid) => {
+            conversations::warn(&format!(
+                "Another Conch (process {pid}) is already serving {}.",
+                home.root().display()
+            ));
+            None
+        }
+    };
     let default_work = match settings.default_work.clone() {
         Some(dir) => dir,
         None => std::env::current_dir()?,
     };
     crate::doctor::lock_at_start(&settings.vault(home.root()));
+    // Settings → Backups: a backup whenever one is due, while Conch runs.
+    tokio::spawn(gateway::backups::scheduled(home.root().to_path_buf()));
     // Turns pick their provider from settings.json as they start (see
     // below); the engine here answers when there is none: the mock, also
     // after the last provider is removed while Conch runs.

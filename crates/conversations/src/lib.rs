@@ -21,6 +21,8 @@ mod permission;
 pub mod private_file;
 mod prompt;
 pub mod providers;
+pub mod repair;
+pub mod running;
 pub mod safety;
 pub mod secrets;
 pub mod security;
@@ -38,7 +40,7 @@ pub use home::{Home, HomeError};
 pub use log::{ChatLog, Committed, Durability, Live, LogError, OpenReport};
 pub use memories::{Memories, MemoryError};
 pub use secrets::{Secrets, SecretsError};
-pub use settings::{AutoReview, Safety, Settings, SettingsError};
+pub use settings::{AutoReview, BackupSchedule, Every, Safety, Settings, SettingsError};
 pub use tools::{NoTools, ToolBox, ToolCall};
 pub use transcript::MEMORIES_HEADING;
 

@@ -15,6 +15,18 @@ pub struct Secrets {
     /// Provider name → its key.
     #[serde(default)]
     pub providers: BTreeMap<String, ProviderSecret>,
+    /// App (MCP server) name → its environment's and headers' secret
+    /// values, by variable or header name (apps.json names them only).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub apps: BTreeMap<String, BTreeMap<String, String>>,
+    /// The passphrase scheduled backups are locked with (Settings →
+    /// Backups), so they carry the keys.
+    #[serde(
+        default,
+        rename = "backupPassphrase",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub backup_passphrase: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

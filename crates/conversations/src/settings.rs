@@ -63,8 +63,45 @@ pub struct Settings {
     /// The gateway's timeouts and connection cap.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gateway: Option<GatewayLimits>,
+    /// Settings → Backups: made by themselves while Conch runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backups: Option<BackupSchedule>,
     #[serde(flatten)]
     pub other: Map<String, Value>,
+}
+
+/// `backups` in settings.json: how often a backup is made into
+/// `backups/` while Conch runs, and how many are kept. With a passphrase
+/// (sealed in secrets.json, never here) they carry the keys.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BackupSchedule {
+    pub every: Every,
+    #[serde(default = "seven")]
+    pub keep: usize,
+}
+
+fn seven() -> usize {
+    7
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Every {
+    Off,
+    Daily,
+    Weekly,
+}
+
+impl Every {
+    /// How long apart backups are made; None when off.
+    pub fn period(self) -> Option<std::time::Duration> {
+        match self {
+            Every::Off => None,
+            Every::Daily => Some(std::time::Duration::from_secs(24 * 3600)),
+            Every::Weekly => Some(std::time::Duration::from_secs(7 * 24 * 3600)),
+        }
+    }
 }
 
 /// `autoReview` in settings.json; each absent key keeps its default.

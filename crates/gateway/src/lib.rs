@@ -3,6 +3,7 @@
 //! route but health and sign-in needs a session or an access key (`auth`).
 
 pub mod auth;
+pub mod backups;
 pub mod checks;
 mod error;
 mod json_body;
@@ -80,6 +81,29 @@ pub fn router(state: AppState) -> Router {
             get(routes::security::safety).post(routes::security::set_safety),
         )
         .route("/api/security", get(routes::security::checkup))
+        .route(
+            "/api/security/repair",
+            get(routes::repair::look).post(routes::repair::repair),
+        )
+        .route("/api/passwords", get(routes::passwords::show))
+        .route(
+            "/api/backups",
+            get(routes::backups::list).post(routes::backups::make),
+        )
+        .route("/api/backups/schedule", post(routes::backups::schedule))
+        .route("/api/backups/{name}", get(routes::backups::download))
+        .route(
+            "/api/backups/{name}/restore",
+            post(routes::backups::restore),
+        )
+        .route(
+            "/api/passwords/providers/{name}",
+            delete(routes::passwords::remove_provider).put(routes::passwords::replace_provider),
+        )
+        .route(
+            "/api/passwords/apps/{name}",
+            delete(routes::passwords::remove_app),
+        )
         .route("/api/session/confirm", post(routes::session::confirm))
         .route(
             "/api/sessions",
@@ -146,6 +170,8 @@ pub fn router(state: AppState) -> Router {
         .route("/settings", get(routes::pages::home))
         .route("/settings/security", get(routes::pages::home))
         .route("/settings/models", get(routes::pages::home))
+        .route("/settings/passwords", get(routes::pages::home))
+        .route("/settings/backups", get(routes::pages::home))
         .route("/activity", get(routes::pages::home))
         .route("/apps/{id}", get(routes::pages::home))
         .route("/memories", get(routes::pages::home));

@@ -55,6 +55,15 @@ pub fn places(conch_home: &Path, person_home: Option<&Path>, project: Option<&Pa
         source: Source::Conch,
         dir: conch_home.join("skills"),
     }];
+    // Skills brought over by `conch import`: still the other app's (off
+    // until turned on, pinned once on), but kept in Conch's folder, so a
+    // backup carries them and the other app can't change them later.
+    for source in [Source::OpenClaw, Source::Hermes] {
+        out.push(Place {
+            source,
+            dir: conch_home.join("imported").join(source.id()).join("skills"),
+        });
+    }
     if let Some(home) = person_home {
         for (source, rel) in [
             (Source::OpenClaw, ".openclaw/skills"),

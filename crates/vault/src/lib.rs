@@ -33,5 +33,5 @@ mod vault;
 pub use atomic::write_atomic;
 pub use error::{KeystoreError, VaultError};
 pub use keystore::{KeystoreKind, KeystoreMode};
-pub use sealed::{is_sealed, open, seal, SealedFile, FORMAT};
+pub use sealed::{is_sealed, keystore_of, open, seal, SealedFile, FORMAT};
 pub use vault::{Locked, Stored, Vault, SEALED_FILES};

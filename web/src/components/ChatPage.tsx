@@ -52,7 +52,8 @@ export function ChatPage(props: {
   const [live, setLive] = useState<Live>({ events: [], streaming: new Map(), connected: false, historyEnd: 0 });
   const [error, setError] = useState<string | null>(null);
   const [info, setInfo] = useState<ChatInfo | null>(null);
-  const [providers, setProviders] = useState<Provider[]>([]);
+  // Null until read: the picker isn't drawn before it can say what is true.
+  const [providers, setProviders] = useState<Provider[] | null>(null);
   const scroller = useRef<HTMLDivElement>(null);
   // Following the newest words, unless the owner scrolled up to read.
   const following = useRef(true);
@@ -242,12 +243,16 @@ export function ChatPage(props: {
               // Escape: the card's keys work again; its first button has focus.
               if (firstPending) document.querySelector<HTMLElement>(`[data-ask="${CSS.escape(firstPending)}"] .answers button`)?.focus();
             }}
-            models={{
-              providers,
-              current: info?.provider ?? null,
-              engine: info?.engine ?? "mock",
-              onPick: (p) => void api.pickModel(props.id, p).then(() => api.chat(props.id).then(setInfo), fail),
-            }}
+            models={
+              info && providers
+                ? {
+                    providers,
+                    current: info.provider ?? null,
+                    engine: info.engine ?? "mock",
+                    onPick: (p) => void api.pickModel(props.id, p).then(() => api.chat(props.id).then(setInfo), fail),
+                  }
+                : undefined
+            }
           />
         </div>
       </div>

@@ -1,5 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
-import { api, type Check, type Safety } from "../api";
+import { api, type Check, type Repair, type Safety } from "../api";
 import { navigate } from "../router";
 import "../pages.css";
 
@@ -30,6 +30,20 @@ export function SecurityPage() {
   const [asking, setAsking] = useState<keyof Safety | null>(null);
   const [password, setPassword] = useState("");
   const [error, setError] = useState<string | null>(null);
+  const [repair, setRepair] = useState<Repair | null>(null);
+  const [repairing, setRepairing] = useState(false);
+  const repairEverything = async () => {
+    setError(null);
+    setRepairing(true);
+    try {
+      setRepair(await api.repair());
+      await load();
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+    } finally {
+      setRepairing(false);
+    }
+  };
   const load = async () => {
     try {
       setSafety(await api.safety());
@@ -120,6 +134,33 @@ export function SecurityPage() {
           <p class="error" role="alert">
             {error}
           </p>
+        )}
+      </section>
+      <section class="repair">
+        <h2>Repair everything</h2>
+        <p class="quiet">
+          Runs every check's fix at once: permissions, keys in the clear, damaged artifacts, cut-off logs, Safety switches
+          (with a recent password), leftovers of a Conch that stopped. A line a computer administrator must type is shown, never
+          run.
+        </p>
+        <button class="primary" disabled={repairing} onClick={() => void repairEverything()}>
+          {repairing ? "Repairing…" : "Repair everything"}
+        </button>
+        {repair && (
+          <ul class="checks" aria-live="polite">
+            {repair.items.length === 0 || (repair.repaired === 0 && repair.needsYou === 0 && repair.found === 0) ? (
+              <li class="ok">Nothing needed repair.</li>
+            ) : null}
+            {repair.items.map((i, n) => (
+                <li key={`${i.id}-${n}`} class={i.state === "fixed" || i.state === "fine" ? "ok" : "needs"} data-repair={i.id}>
+                  <span class="mark" aria-hidden="true">
+                    {i.state === "fixed" || i.state === "fine" ? "✓" : "!"}
+                  </span>{" "}
+                  {i.says}
+                  {i.line && <pre>{i.line}</pre>}
+                </li>
+              ))}
+          </ul>
         )}
       </section>
       <section>

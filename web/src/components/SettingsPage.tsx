@@ -30,6 +30,28 @@ export function SettingsPage({ onSignOut }: { onSignOut: () => void }) {
             Safety and the security checkup
           </a>
         </p>
+        <p>
+          <a
+            href="/settings/passwords"
+            onClick={(e) => {
+              e.preventDefault();
+              navigate("/settings/passwords");
+            }}
+          >
+            Passwords: every key Conch keeps
+          </a>
+        </p>
+        <p>
+          <a
+            href="/settings/backups"
+            onClick={(e) => {
+              e.preventDefault();
+              navigate("/settings/backups");
+            }}
+          >
+            Backups
+          </a>
+        </p>
       </section>
       <ModelsLink />
       <NotifySetting />

@@ -41,6 +41,12 @@ pub use binary::{resolve, version};
 pub use policy::Policy;
 pub use turn::TIGHT_NOTE;
 
+/// The folder Conch keeps for Codex's session of `chat`, in Conch's folder
+/// `conch_home` (Repair everything finds the ones whose chat is gone).
+pub fn chat_folder(conch_home: &Path, chat: &str) -> PathBuf {
+    home::ChatHome::new(&conch_home.join("engines").join("codex"), chat).dir
+}
+
 use crate::engine::{BoxFuture, Chunk, Engine, EngineError, StepRequest};
 use crate::native::{Gate, NativeEngine, NativeTurn};
 use crate::providers::Provider;

@@ -1,11 +1,14 @@
 pub mod activity;
 pub mod artifacts;
+pub mod backups;
 pub mod chats;
 pub mod health;
 pub mod keys;
 pub mod memories;
 pub mod pages;
+pub mod passwords;
 pub mod providers;
+pub mod repair;
 pub mod security;
 pub mod session;
 pub mod skills;

@@ -1,0 +1,3 @@
+#!/bin/sh
+# Lists notes
+ls notes/
