@@ -10,7 +10,7 @@ export class ApiError extends Error {
   }
 }
 
-async function call<T>(method: string, path: string, body?: unknown, as: "json" | "text" = "json"): Promise<T> {
+export async function call<T>(method: string, path: string, body?: unknown, as: "json" | "text" = "json"): Promise<T> {
   const init: RequestInit = { method, credentials: "same-origin", headers: {} };
   if (body !== undefined) {
     init.body = JSON.stringify(body);
@@ -278,7 +278,7 @@ export interface DiffLine {
   text: string;
 }
 
-const art = (id: string) => `/api/artifacts/${encodeURIComponent(id)}`;
+export const art = (id: string) => `/api/artifacts/${encodeURIComponent(id)}`;
 
 export const api = {
   artifacts: (pinned?: boolean) =>
@@ -287,43 +287,8 @@ export const api = {
   artifactText: (id: string, n: number) => call<string>("GET", `${art(id)}/versions/${n}`, undefined, "text"),
   artifactDiff: (id: string, from: number | null, to: number) =>
     call<{ from: number | null; to: number; lines: DiffLine[] }>("GET", `${art(id)}/diff?to=${to}${from ? `&from=${from}` : ""}`),
-  deleteArtifact: (id: string) => call<unknown>("DELETE", art(id)),
-  pin: (id: string, pinned: boolean) => call<{ id: string; pinned: boolean }>("POST", `${art(id)}/${pinned ? "pin" : "unpin"}`),
-  refresh: (id: string) => call<{ chat: string }>("POST", `${art(id)}/refresh`),
-  activity: (q: { before?: string; kinds?: string[]; waiting?: boolean; limit?: number }) => {
-    const p = new URLSearchParams();
-    if (q.before) p.set("before", q.before);
-    if (q.kinds?.length) p.set("kinds", q.kinds.join(","));
-    if (q.waiting) p.set("waiting", "1");
-    p.set("limit", String(q.limit ?? 50));
-    return call<{ rows: ActivityRow[]; next: string | null; totals?: ReviewTotals }>("GET", `/api/activity?${p}`);
-  },
-  safety: () => call<Safety>("GET", "/api/settings/safety"),
-  setSafety: (change: Partial<Safety>) => call<Safety>("POST", "/api/settings/safety", change),
-  confirmPassword: (password: string) => call<unknown>("POST", "/api/session/confirm", { password }),
-  checkup: () => call<{ checks: Check[] }>("GET", "/api/security"),
-  repairLook: () => call<Repair>("GET", "/api/security/repair"),
-  repair: () => call<Repair>("POST", "/api/security/repair"),
-  backups: () => call<Backups>("GET", "/api/backups"),
-  makeBackup: (passphrase?: string) =>
-    call<{ name: string; files: number; chats: number; says: string }>("POST", "/api/backups", passphrase ? { passphrase } : {}),
-  setBackupSchedule: (every: Backups["schedule"]["every"], keep: number, passphrase?: string) =>
-    call<unknown>("POST", "/api/backups/schedule", passphrase === undefined ? { every, keep } : { every, keep, passphrase }),
-  restoreBackup: (name: string, passphrase?: string) =>
-    call<{ into: string; start: string; says: string; chats: number }>(
-      "POST",
-      `/api/backups/${encodeURIComponent(name)}/restore`,
-      passphrase ? { passphrase } : {},
-    ),
-  passwords: () => call<{ keys: KeptKey[] }>("GET", "/api/passwords").then((r) => r.keys),
-  replaceProviderKey: (name: string, key: string) =>
-    call<unknown>("PUT", `/api/passwords/providers/${encodeURIComponent(name)}`, { key }),
-  removeProviderKey: (name: string) => call<unknown>("DELETE", `/api/passwords/providers/${encodeURIComponent(name)}`),
-  removeAppTokens: (name: string) => call<unknown>("DELETE", `/api/passwords/apps/${encodeURIComponent(name)}`),
   session: () => call<{ who: string }>("GET", "/api/session"),
   signIn: (password: string) => call<{ ok: boolean }>("POST", "/api/session", { password }),
-  signOut: () => call<unknown>("DELETE", "/api/session"),
-  signOutEverywhere: () => call<{ ended: number }>("DELETE", "/api/sessions"),
   chats: () => call<ChatSummary[]>("GET", "/api/chats"),
   /** New chat: the newest empty one is opened instead of another. */
   newChat: () => call<{ id: string; reused: boolean }>("POST", "/api/chats", { reuseEmpty: true }),
@@ -336,11 +301,6 @@ export const api = {
   resend: (id: string, text: string, replaces: number) =>
     call<{ seq: number }>("POST", `/api/chats/${id}/messages`, { text, replaces }),
   providers: () => call<{ providers: Provider[]; default: string | null; engine: string }>("GET", "/api/providers"),
-  addProvider: (p: { name: string; kind: string; baseUrl?: string; model: string; key?: string }) =>
-    call<{ name: string; default: boolean; hasKey: boolean }>("POST", "/api/providers", p),
-  removeProvider: (name: string) => call<unknown>("DELETE", `/api/providers/${encodeURIComponent(name)}`),
-  defaultProvider: (name: string) => call<unknown>("POST", "/api/providers/default", { name }),
-  testProvider: (name: string) => call<Tested>("POST", `/api/providers/${encodeURIComponent(name)}/test`),
   events: (id: string, after: number) =>
     call<unknown[]>("GET", `/api/chats/${id}/events?after=${after}&limit=10000`),
   post: (id: string, text: string) =>
@@ -352,16 +312,4 @@ export const api = {
   stopHolding: (id: string, skill: string) =>
     call<unknown>("POST", `/api/chats/${id}/skills/${encodeURIComponent(skill)}/stop-holding`),
   skills: () => call<Skill[]>("GET", "/api/skills"),
-  skill: (id: string) => call<Skill>("GET", `/api/skills/${encodeURIComponent(id)}`),
-  enableSkill: (id: string, hash?: string) =>
-    call<Skill>("POST", `/api/skills/${encodeURIComponent(id)}/enable`, hash ? { hash } : {}),
-  disableSkill: (id: string) => call<Skill>("POST", `/api/skills/${encodeURIComponent(id)}/disable`),
-  memories: () => call<{ memories: Memory[]; warning?: string }>("GET", "/api/memories"),
-  addMemory: (text: string) => call<{ memory: Memory; new: boolean }>("POST", "/api/memories", { text }),
-  editMemory: (id: string, text: string) => call<{ memory: Memory }>("PATCH", `/api/memories/${encodeURIComponent(id)}`, { text }),
-  keepMemory: (id: string) => call<{ memory: Memory }>("POST", `/api/memories/${encodeURIComponent(id)}/keep`),
-  forgetMemory: (id: string) => call<unknown>("DELETE", `/api/memories/${encodeURIComponent(id)}`),
-  keys: () => call<AccessKey[]>("GET", "/api/keys"),
-  newKey: (name: string) => call<{ id: string; name: string; key: string }>("POST", "/api/keys", { name }),
-  revokeKey: (id: string) => call<unknown>("DELETE", `/api/keys/${id}`),
 };

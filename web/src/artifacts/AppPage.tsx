@@ -6,6 +6,7 @@
 
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { api } from "../api";
+import { pageApi } from "../pageApi";
 import { QuestionCard } from "../components/QuestionCard";
 import { fold } from "../events";
 import { navigate } from "../router";
@@ -81,7 +82,7 @@ export function AppPage({ id }: { id: string }) {
   const refresh = async () => {
     setSaid("");
     try {
-      const { chat } = await api.refresh(id);
+      const { chat } = await pageApi.refresh(id);
       setRefreshing(chat);
       setRunning(true);
     } catch (e) {
@@ -107,7 +108,7 @@ export function AppPage({ id }: { id: string }) {
         )}
         <button
           onClick={() =>
-            void api.pin(id, !artifact.pinned).then(
+            void pageApi.pin(id, !artifact.pinned).then(
               (r) => {
                 changed(id);
                 setSaid(r.pinned ? "Pinned: it's under Apps in the sidebar." : "Unpinned: it left Apps.");

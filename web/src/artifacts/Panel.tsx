@@ -5,7 +5,8 @@
 // is shown beside a chat.
 
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api, type Artifact, type ArtifactVersion } from "../api";
+import { type Artifact, type ArtifactVersion } from "../api";
+import { pageApi } from "../pageApi";
 import { navigate } from "../router";
 import { Ask, type Asking } from "./Ask";
 import { changed, describe, forget, onChange, versionText } from "./cache";
@@ -266,7 +267,7 @@ export function Panel(props: { shown: Shown; chat: string; onShow: (s: Shown) =>
                 aria-pressed={artifact.pinned}
                 onClick={() =>
                   act(async () => {
-                    const r = await api.pin(id, !artifact.pinned);
+                    const r = await pageApi.pin(id, !artifact.pinned);
                     changed(id);
                     return r.pinned ? "Pinned: it's under Apps in the sidebar." : "Unpinned: it left Apps.";
                   })
@@ -297,7 +298,7 @@ export function Panel(props: { shown: Shown; chat: string; onShow: (s: Shown) =>
                     no: "Keep it",
                     danger: true,
                     onYes: async () => {
-                      await api.deleteArtifact(id);
+                      await pageApi.deleteArtifact(id);
                       // Closed first, so nothing here asks for it again.
                       props.onClose();
                       forget(id);

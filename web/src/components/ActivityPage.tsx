@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, type ActivityRow, type ReviewTotals } from "../api";
+import { pageApi } from "../pageApi";
 import { navigate } from "../router";
 import "../pages.css";
 
@@ -39,8 +40,8 @@ function Row({ r, onAnswered }: { r: ActivityRow; onAnswered: () => void }) {
   const decide = async (keep: boolean) => {
     setError(null);
     try {
-      if (keep) await api.keepMemory(r.memory ?? "");
-      else await api.forgetMemory(r.memory ?? "");
+      if (keep) await pageApi.keepMemory(r.memory ?? "");
+      else await pageApi.forgetMemory(r.memory ?? "");
       onAnswered();
     } catch (err) {
       setError(err instanceof Error ? err.message : String(err));
@@ -111,7 +112,7 @@ export function ActivityPage() {
     if (loading.current) return;
     loading.current = true;
     try {
-      const page = await api.activity({ before: before ?? undefined, kinds: f.kinds, waiting: f.waiting });
+      const page = await pageApi.activity({ before: before ?? undefined, kinds: f.kinds, waiting: f.waiting });
       setRows((old) => (replace ? page.rows : [...old, ...page.rows]));
       if (page.totals) setTotals(page.totals);
       setNext(page.next);
@@ -126,7 +127,7 @@ export function ActivityPage() {
   // The newest page again, now and then: new rows come in at the top.
   const refreshTop = async () => {
     try {
-      const page = await api.activity({ kinds: f.kinds, waiting: f.waiting });
+      const page = await pageApi.activity({ kinds: f.kinds, waiting: f.waiting });
       setRows((old) => {
         // Questions answered elsewhere leave the waiting list.
         if (f.waiting) return page.rows;

@@ -1,6 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import "../pages.css";
-import { api, type Backups } from "../api";
+import { type Backups } from "../api";
+import { pageApi } from "../pageApi";
 
 function size(bytes: number): string {
   if (bytes >= 1 << 30) return `${(bytes / (1 << 30)).toFixed(1)} GB`;
@@ -17,7 +18,7 @@ export function BackupsPage() {
   const [passphrase, setPassphrase] = useState("");
   const [password, setPassword] = useState("");
   const [busy, setBusy] = useState(false);
-  const load = () => api.backups().then(setData, (e: Error) => setError(e.message));
+  const load = () => pageApi.backups().then(setData, (e: Error) => setError(e.message));
   useEffect(() => {
     void load();
   }, []);
@@ -27,7 +28,7 @@ export function BackupsPage() {
     setSaid(null);
     setBusy(true);
     try {
-      if (needsPassword && password) await api.confirmPassword(password);
+      if (needsPassword && password) await pageApi.confirmPassword(password);
       setSaid(await what());
       setPassword("");
       await load();
@@ -68,7 +69,7 @@ export function BackupsPage() {
         <button
           class="primary"
           disabled={busy}
-          onClick={() => void act(async () => (await api.makeBackup(passphrase || undefined)).says, withKeys)}
+          onClick={() => void act(async () => (await pageApi.makeBackup(passphrase || undefined)).says, withKeys)}
         >
           {busy ? "Backing up…" : withKeys ? "Back up, with my keys" : "Back up, without keys"}
         </button>
@@ -90,7 +91,7 @@ export function BackupsPage() {
               onChange={(e) =>
                 void act(async () => {
                   const every = (e.target as HTMLSelectElement).value as Backups["schedule"]["every"];
-                  await api.setBackupSchedule(every, data.schedule.keep);
+                  await pageApi.setBackupSchedule(every, data.schedule.keep);
                   return every === "off" ? "Backups aren't made by themselves." : `A backup is made ${every} while Conch runs.`;
                 }, false)
               }
@@ -109,7 +110,7 @@ export function BackupsPage() {
               disabled={busy}
               onClick={() =>
                 void act(async () => {
-                  await api.setBackupSchedule(data.schedule.every, data.schedule.keep, passphrase);
+                  await pageApi.setBackupSchedule(data.schedule.every, data.schedule.keep, passphrase);
                   return "Scheduled backups now carry your keys, locked with that passphrase.";
                 }, true)
               }
@@ -134,7 +135,7 @@ export function BackupsPage() {
                   disabled={busy}
                   onClick={() =>
                     void act(async () => {
-                      const r = await api.restoreBackup(b.name, b.locked ? passphrase : undefined);
+                      const r = await pageApi.restoreBackup(b.name, b.locked ? passphrase : undefined);
                       return `${r.says} ${r.start}`;
                     }, true)
                   }

@@ -3,7 +3,8 @@
 // listed first and aren't used until you keep them.
 
 import { useEffect, useState } from "preact/hooks";
-import { api, type Memory } from "../api";
+import { type Memory } from "../api";
+import { pageApi } from "../pageApi";
 import { navigate } from "../router";
 import "../pages.css";
 
@@ -49,7 +50,7 @@ function Item({ m, onChanged }: { m: Memory; onChanged: () => void }) {
           class="memory-edit"
           onSubmit={(e) => {
             e.preventDefault();
-            void act(() => api.editMemory(m.id, text));
+            void act(() => pageApi.editMemory(m.id, text));
           }}
         >
           <textarea aria-label="The memory's words" rows={2} maxLength={500} value={text} onInput={(e) => setText((e.target as HTMLTextAreaElement).value)} />
@@ -73,7 +74,7 @@ function Item({ m, onChanged }: { m: Memory; onChanged: () => void }) {
       )}
       <span class="answers">
         {held && (
-          <button class="small primary" onClick={() => void act(() => api.keepMemory(m.id))}>
+          <button class="small primary" onClick={() => void act(() => pageApi.keepMemory(m.id))}>
             Keep
           </button>
         )}
@@ -82,7 +83,7 @@ function Item({ m, onChanged }: { m: Memory; onChanged: () => void }) {
             Edit
           </button>
         )}
-        <button class="small danger" onClick={() => void act(() => api.forgetMemory(m.id))}>
+        <button class="small danger" onClick={() => void act(() => pageApi.forgetMemory(m.id))}>
           Forget
         </button>
       </span>
@@ -102,7 +103,7 @@ export function MemoriesPage() {
   const [text, setText] = useState("");
   const load = async () => {
     try {
-      const got = await api.memories();
+      const got = await pageApi.memories();
       setMemories(got.memories);
       setWarning(got.warning ?? null);
       setError(null);
@@ -116,7 +117,7 @@ export function MemoriesPage() {
   const add = async (e: Event) => {
     e.preventDefault();
     try {
-      await api.addMemory(text);
+      await pageApi.addMemory(text);
       setText("");
       void load();
     } catch (err) {

@@ -4,6 +4,7 @@
 
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, type Provider, type Tested } from "../api";
+import { pageApi } from "../pageApi";
 import { navigate } from "../router";
 import "../pages.css";
 
@@ -37,7 +38,7 @@ function Row(props: { p: Provider; onChanged: () => void; onError: (e: unknown) 
             setTesting(true);
             setResult(null);
             try {
-              setResult(await api.testProvider(p.name));
+              setResult(await pageApi.testProvider(p.name));
             } catch (e) {
               props.onError(e);
             } finally {
@@ -48,7 +49,7 @@ function Row(props: { p: Provider; onChanged: () => void; onError: (e: unknown) 
           {testing ? "Testing…" : "Test"}
         </button>
         {!p.default && (
-          <button class="small" onClick={() => api.defaultProvider(p.name).then(props.onChanged, props.onError)}>
+          <button class="small" onClick={() => pageApi.defaultProvider(p.name).then(props.onChanged, props.onError)}>
             Use by default
           </button>
         )}
@@ -64,7 +65,7 @@ function Row(props: { p: Provider; onChanged: () => void; onError: (e: unknown) 
       {asking && (
         <div class="confirm" role="alertdialog" aria-label={`Remove ${p.name}?`}>
           <p>Remove {p.name} and its key? Chats that picked it use the default from their next turn.</p>
-          <button class="danger" onClick={() => api.removeProvider(p.name).then(props.onChanged, props.onError)}>
+          <button class="danger" onClick={() => pageApi.removeProvider(p.name).then(props.onChanged, props.onError)}>
             Remove
           </button>
           <button ref={keep} onClick={() => setAsking(false)}>
@@ -125,7 +126,7 @@ export function ModelsPage() {
           setError(null);
           setAdded(null);
           try {
-            const r = await api.addProvider({
+            const r = await pageApi.addProvider({
               name: name.trim(),
               kind,
               baseUrl: baseUrl.trim() || undefined,

@@ -1,6 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import "../pages.css";
-import { api, type KeptKey } from "../api";
+import { type KeptKey } from "../api";
+import { pageApi } from "../pageApi";
 
 const KINDS: { kind: KeptKey["kind"]; title: string; about: string }[] = [
   { kind: "provider", title: "Provider keys", about: "The keys Conch uses to reach your model providers." },
@@ -17,7 +18,7 @@ export function PasswordsPage() {
   const [replacing, setReplacing] = useState<string | null>(null);
   const [newKey, setNewKey] = useState("");
   const load = () =>
-    api.passwords().then(
+    pageApi.passwords().then(
       (k) => setKeys(k),
       (e: Error) => setError(e.message),
     );
@@ -72,18 +73,18 @@ export function PasswordsPage() {
                       <button class="small" onClick={() => setReplacing(k.name)}>
                         Replace
                       </button>{" "}
-                      <button class="small danger" onClick={() => void act(() => api.removeProviderKey(k.name))}>
+                      <button class="small danger" onClick={() => void act(() => pageApi.removeProviderKey(k.name))}>
                         Remove
                       </button>
                     </span>
                   )}
                   {kind === "accessKey" && k.id && (
-                    <button class="small danger" onClick={() => void act(() => api.revokeKey(k.id ?? ""))}>
+                    <button class="small danger" onClick={() => void act(() => pageApi.revokeKey(k.id ?? ""))}>
                       Revoke
                     </button>
                   )}
                   {kind === "app" && (
-                    <button class="small danger" onClick={() => void act(() => api.removeAppTokens(k.name))}>
+                    <button class="small danger" onClick={() => void act(() => pageApi.removeAppTokens(k.name))}>
                       Remove
                     </button>
                   )}
@@ -92,7 +93,7 @@ export function PasswordsPage() {
                       class="confirm"
                       onSubmit={(e) => {
                         e.preventDefault();
-                        void act(() => api.replaceProviderKey(k.name, newKey));
+                        void act(() => pageApi.replaceProviderKey(k.name, newKey));
                       }}
                     >
                       <input

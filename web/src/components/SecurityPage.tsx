@@ -1,5 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
-import { api, type Check, type Repair, type Safety } from "../api";
+import { type Check, type Repair, type Safety } from "../api";
+import { pageApi } from "../pageApi";
 import { navigate } from "../router";
 import "../pages.css";
 
@@ -36,7 +37,7 @@ export function SecurityPage() {
     setError(null);
     setRepairing(true);
     try {
-      setRepair(await api.repair());
+      setRepair(await pageApi.repair());
       await load();
     } catch (e) {
       setError(e instanceof Error ? e.message : String(e));
@@ -46,8 +47,8 @@ export function SecurityPage() {
   };
   const load = async () => {
     try {
-      setSafety(await api.safety());
-      setChecks((await api.checkup()).checks);
+      setSafety(await pageApi.safety());
+      setChecks((await pageApi.checkup()).checks);
     } catch (e) {
       setError(e instanceof Error ? e.message : String(e));
     }
@@ -58,7 +59,7 @@ export function SecurityPage() {
   const turn = async (key: keyof Safety, on: boolean) => {
     setError(null);
     try {
-      await api.setSafety({ [key]: on });
+      await pageApi.setSafety({ [key]: on });
       setAsking(null);
       setPassword("");
       await load();
@@ -69,7 +70,7 @@ export function SecurityPage() {
   const offWithPassword = async (key: keyof Safety) => {
     setError(null);
     try {
-      await api.confirmPassword(password);
+      await pageApi.confirmPassword(password);
       await turn(key, false);
     } catch (e) {
       setError(e instanceof Error ? e.message : String(e));

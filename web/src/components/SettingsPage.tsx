@@ -1,5 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
-import { api, type AccessKey } from "../api";
+import { type AccessKey } from "../api";
+import { pageApi } from "../pageApi";
 import { navigate } from "../router";
 import { ModelsLink } from "./ModelsLink";
 import { NotifySetting } from "./NotifySetting";
@@ -10,7 +11,7 @@ export function SettingsPage({ onSignOut }: { onSignOut: () => void }) {
   const [name, setName] = useState("");
   const [made, setMade] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const load = () => api.keys().then(setKeys, (e) => setError(e.message));
+  const load = () => pageApi.keys().then(setKeys, (e) => setError(e.message));
   useEffect(() => {
     void load();
   }, []);
@@ -70,7 +71,7 @@ export function SettingsPage({ onSignOut }: { onSignOut: () => void }) {
           {(keys ?? []).map((k) => (
             <li key={k.id}>
               <strong>{k.name}</strong> <span class="quiet">made {new Date(k.created).toLocaleString()}</span>{" "}
-              <button class="small" onClick={() => api.revokeKey(k.id).then(load, (e) => setError(e.message))}>
+              <button class="small" onClick={() => pageApi.revokeKey(k.id).then(load, (e) => setError(e.message))}>
                 Revoke
               </button>
             </li>
@@ -83,7 +84,7 @@ export function SettingsPage({ onSignOut }: { onSignOut: () => void }) {
             e.preventDefault();
             setError(null);
             try {
-              const k = await api.newKey(name.trim());
+              const k = await pageApi.newKey(name.trim());
               setMade(k.key);
               setName("");
               void load();
@@ -111,12 +112,12 @@ export function SettingsPage({ onSignOut }: { onSignOut: () => void }) {
       <section>
         <h2>Session</h2>
         <div class="row">
-          <button onClick={() => api.signOut().then(onSignOut, onSignOut)}>Sign out</button>
+          <button onClick={() => pageApi.signOut().then(onSignOut, onSignOut)}>Sign out</button>
           <button
             class="danger"
             onClick={() => {
               if (confirm("Sign out every browser that is signed in to Conch, this one too?")) {
-                api.signOutEverywhere().then(onSignOut, onSignOut);
+                pageApi.signOutEverywhere().then(onSignOut, onSignOut);
               }
             }}
           >

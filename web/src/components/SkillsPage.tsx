@@ -1,5 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, type Skill } from "../api";
+import { pageApi } from "../pageApi";
 import { navigate } from "../router";
 import { sourceName } from "../words";
 import "../pages.css";
@@ -17,7 +18,7 @@ function SkillDetail({ id, onChange }: { id: string; onChange: () => void }) {
   const [error, setError] = useState<string | null>(null);
   const [confirming, setConfirming] = useState(false);
   useEffect(() => {
-    api.skill(id).then(setSkill, (e) => setError(e.message));
+    pageApi.skill(id).then(setSkill, (e) => setError(e.message));
   }, [id]);
   if (error) return <p class="error">{error}</p>;
   if (!skill) return <p class="quiet">Reading the skill…</p>;
@@ -85,12 +86,12 @@ function SkillDetail({ id, onChange }: { id: string; onChange: () => void }) {
       )}
       <div class="actions">
         {on ? (
-          <button onClick={() => act(() => api.disableSkill(skill.id))}>Turn off</button>
+          <button onClick={() => act(() => pageApi.disableSkill(skill.id))}>Turn off</button>
         ) : skill.verdict === "danger" || (skill.state.state === "off" && skill.state.why !== "turned-off" && skill.source !== "conch") ? (
           confirming ? (
             <>
               <p>Turn it on as it is now, at the fingerprint above? If it changes, it turns itself off again.</p>
-              <button class="danger" onClick={() => act(() => api.enableSkill(skill.id, skill.fingerprint))}>
+              <button class="danger" onClick={() => act(() => pageApi.enableSkill(skill.id, skill.fingerprint))}>
                 Turn on this version
               </button>
               <button onClick={() => setConfirming(false)}>Cancel</button>
@@ -99,7 +100,7 @@ function SkillDetail({ id, onChange }: { id: string; onChange: () => void }) {
             <button onClick={() => setConfirming(true)}>Turn on…</button>
           )
         ) : (
-          <button class="primary" onClick={() => act(() => api.enableSkill(skill.id))}>
+          <button class="primary" onClick={() => act(() => pageApi.enableSkill(skill.id))}>
             Turn on
           </button>
         )}
