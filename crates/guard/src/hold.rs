@@ -37,6 +37,8 @@ pub fn on_list(action: &Action, list: &SkillPermissions, chat: &ChatView) -> boo
         // are judged in its own chat.
         // Made in Conch's own store, sealed when shown.
         Action::UseSkill { .. } | Action::Delegate { .. } | Action::Artifact { .. } => true,
+        // No skill's list can say it may set something up to run later.
+        Action::Routine { .. } => false,
     }
 }
 
@@ -82,6 +84,7 @@ fn step(tool: &str, action: &Action) -> String {
         Action::UseSkill { .. } | Action::Delegate { .. } | Action::Artifact { .. } => {
             format!("use {tool}")
         }
+        Action::Routine { .. } => "make a routine".to_owned(),
     }
 }
 

@@ -46,6 +46,10 @@ pub enum Rule {
     /// hook, CI, a start-up file, `package.json`'s scripts): asked in every
     /// mode, with no "always".
     RunsLater,
+    /// Making a routine: a chat that will run by itself on a schedule,
+    /// with nobody there. Persistence: asked in every mode, each time, with
+    /// no "always".
+    RunsLaterRoutine,
 }
 
 impl Rule {
@@ -70,11 +74,13 @@ impl Rule {
             Rule::ProtectedPower => "protected.power",
             Rule::HoldOffList => "hold.off-list",
             Rule::RunsLater => "runs-later.file",
+            Rule::RunsLaterRoutine => "runs-later.routine",
         }
     }
 
-    pub const ALL: [Rule; 19] = [
+    pub const ALL: [Rule; 20] = [
         Rule::RunsLater,
+        Rule::RunsLaterRoutine,
         Rule::HoldOffList,
         Rule::ModeAskCommand,
         Rule::ModeAskEdit,

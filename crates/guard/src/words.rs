@@ -46,6 +46,9 @@ pub fn question(tool: &str, action: &Action) -> String {
         Action::Artifact {
             artifact: Some(_), ..
         } => "Can I update it beside the chat?".to_owned(),
+        Action::Routine { schedule, task } => format!(
+            "Can I make a routine? It would run by itself ({schedule}), with nobody there, and each time start a chat that is asked:\n\n{task}"
+        ),
     }
 }
 
@@ -113,6 +116,11 @@ pub fn guard_note(mark: &Mark, others: usize, tool: &str, action: &Action) -> St
 /// Said in a chat where someone else wrote: they can't OK their own request.
 pub fn told(owner: &str) -> String {
     format!("I've asked {owner} to OK it.")
+}
+
+/// Why making a routine always asks.
+pub fn routine_note() -> &'static str {
+    "A routine runs later by itself, with nobody there to stop it, so I check with you each time one is made."
 }
 
 pub fn nobody_there() -> &'static str {

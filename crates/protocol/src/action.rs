@@ -54,6 +54,14 @@ pub enum Action {
         /// `html`, `markdown`, `svg`, `mermaid`, `chart` or `table`.
         what: String,
     },
+    /// Making a routine: a chat that will run by itself on a schedule,
+    /// with nobody there. Persistence, so it asks in every mode.
+    Routine {
+        /// When, as written (cron or plain English).
+        schedule: String,
+        /// What the routine's chat will be asked each time.
+        task: String,
+    },
 }
 
 impl Action {
@@ -90,6 +98,9 @@ impl Action {
             Action::Artifact {
                 artifact: Some(id), ..
             } => format!("update the artifact {id}"),
+            Action::Routine { schedule, task } => {
+                format!("make a routine that runs \"{task}\" {schedule}")
+            }
         }
     }
 }

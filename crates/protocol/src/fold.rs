@@ -235,7 +235,13 @@ impl ChatView {
                         }
                         self.seen.read(&message.text);
                     }
-                    Speaker::Routine | Speaker::Task => {}
+                    // A routine's run is titled by what it was asked.
+                    Speaker::Routine => {
+                        if self.title.is_none() {
+                            self.title = Some(shorten(&message.text));
+                        }
+                    }
+                    Speaker::Task => {}
                 }
             }
             Body::ToolCalled(called) => {
@@ -534,6 +540,7 @@ mod tests {
                     origin: Origin::Owner,
                     parent: None,
                     artifact: None,
+                    routine: None,
                 }),
             ),
             ev(2, msg("hello   there\nfriend", Speaker::Owner)),

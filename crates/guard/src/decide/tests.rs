@@ -117,6 +117,7 @@ fn tool_of(action: &Action) -> &'static str {
         Action::UseSkill { .. } => "use_skill",
         Action::Delegate { .. } => "delegate",
         Action::Artifact { .. } => "artifact",
+        Action::Routine { .. } => "routine_create",
     }
 }
 
@@ -163,6 +164,7 @@ fn fold(spec: &ChatSpec) -> ChatView {
             },
             parent: None,
             artifact: None,
+            routine: None,
         }),
     )];
     let owner = Body::Message(Message {
@@ -1452,6 +1454,7 @@ fn held(events: Vec<Event>) -> ChatView {
             origin: Origin::Owner,
             parent: None,
             artifact: None,
+            routine: None,
         }),
     )];
     all.extend(events);
@@ -1682,4 +1685,68 @@ fn artifacts_run_whatever_the_chat_has_read() {
             }
         }
     }
+}
+
+/// Making a routine is persistence: it asks in every mode, whoever is in
+/// the chat and whatever it read, each time, and no earlier "always" (of
+/// any key) skips it or is offered.
+#[test]
+fn runs_later_routine_asks_in_every_mode_with_no_always() {
+    let routine = Action::Routine {
+        schedule: "every weekday at 8:00".into(),
+        task: "Summarise my inbox".into(),
+    };
+    let bases = [
+        ChatSpec {
+            there: true,
+            others: false,
+            marks: vec![],
+            always: vec!["routine_create", "read:routine_create", "box:routine_create"],
+        },
+        nobody(MarkKind::Page),
+        with_others(),
+    ];
+    for base in &bases {
+        let chat = fold(base);
+        for mode in [Mode::Ask, Mode::Edits, Mode::Auto, Mode::Full] {
+            let got = decide(
+                Call {
+                    tool: "routine_create",
+                    action: &routine,
+                },
+                &chat,
+                &Settings::new(mode),
+            );
+            let Decision::Ask {
+                why,
+                always,
+                note,
+                question,
+                ..
+            } = got
+            else {
+                panic!("{mode}: {got:?}")
+            };
+            assert!(why.contains(&Rule::RunsLaterRoutine), "{mode} {why:?}");
+            assert_eq!(always, None);
+            assert!(note.unwrap().starts_with("A routine runs later by itself"));
+            assert!(question.contains("Summarise my inbox") && question.contains("every weekday at 8:00"));
+        }
+    }
+    // A tool turned off is still refused first.
+    let mut settings = Settings::new(Mode::Full);
+    settings
+        .policies
+        .insert("routine_create".into(), crate::Policy::Off);
+    assert!(matches!(
+        decide(
+            Call {
+                tool: "routine_create",
+                action: &routine
+            },
+            &fold(&bases[0]),
+            &settings
+        ),
+        Decision::Deny { .. }
+    ));
 }
