@@ -22,6 +22,7 @@
 //! a message like any other, never an answer.
 
 pub mod access;
+pub mod questions;
 pub mod app;
 pub mod relay;
 pub mod state;
@@ -29,4 +30,5 @@ pub mod telegram;
 
 pub use app::{AppError, Button, ChatApp, Person, Place, Pressed, Said, Sent, Update};
 
+pub use relay::{Relay, Waits};
 pub use state::{BridgeState, StateError, StateFile};
