@@ -136,7 +136,12 @@ pub const LINK_IN_GROUP: &str = "Send /link in a direct chat with me, not in a g
 
 /// Tries to link the writer as the owner with `code`. The code is spent
 /// when it links, when it has run out, and after [`CODE_TRIES`] wrong ones.
-pub fn link(state: &mut BridgeState, said: &Said, code: &str, now: i64) -> Result<Owner, &'static str> {
+pub fn link(
+    state: &mut BridgeState,
+    said: &Said,
+    code: &str,
+    now: i64,
+) -> Result<Owner, &'static str> {
     let Some(kept) = state.link.as_mut() else {
         return Err(WRONG_CODE);
     };
@@ -158,7 +163,9 @@ pub fn link(state: &mut BridgeState, said: &Said, code: &str, now: i64) -> Resul
         name: said.from.name.clone(),
     };
     // The owner is the owner, not also someone allowed.
-    state.allowed.retain(|a| a.id.as_deref() != Some(owner.id.as_str()));
+    state
+        .allowed
+        .retain(|a| a.id.as_deref() != Some(owner.id.as_str()));
     state.owner = Some(owner.clone());
     Ok(owner)
 }
@@ -184,8 +191,8 @@ pub fn parse_user(text: &str) -> Result<crate::state::Allowed, String> {
         });
     }
     let h = handle(t);
-    let fits = (3..=32).contains(&h.len())
-        && h.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    let fits =
+        (3..=32).contains(&h.len()) && h.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
     if fits {
         return Ok(crate::state::Allowed {
             id: None,

@@ -131,6 +131,5 @@ pub trait ChatApp: Send + Sync {
     fn edit<'a>(&'a self, sent: &'a Sent, text: &'a str) -> BoxFuture<'a, Result<(), AppError>>;
 
     /// Answers a press (the app shows `text` briefly to who pressed).
-    fn answer<'a>(&'a self, press: &'a str, text: &'a str)
-        -> BoxFuture<'a, Result<(), AppError>>;
+    fn answer<'a>(&'a self, press: &'a str, text: &'a str) -> BoxFuture<'a, Result<(), AppError>>;
 }

@@ -22,8 +22,8 @@
 //! a message like any other, never an answer.
 
 pub mod access;
-pub mod questions;
 pub mod app;
+pub mod questions;
 pub mod relay;
 pub mod state;
 pub mod telegram;

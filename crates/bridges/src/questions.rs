@@ -104,24 +104,34 @@ impl Questions {
                         lock(&self.refs).insert(reference, (chat.clone(), ask.clone()));
                         lock(&self.sent).insert((chat, ask), (sent, text));
                     }
-                    Err(e) => conversations::warn(&format!("{}: a question couldn't be sent: {e}", self.app.name())),
+                    Err(e) => conversations::warn(&format!(
+                        "{}: a question couldn't be sent: {e}",
+                        self.app.name()
+                    )),
                 }
             }
             Notice::Settled {
                 chat, ask, outcome, ..
             } => {
-                let Some((sent, text)) = lock(&self.sent).remove(&(chat.clone(), ask.clone())) else {
+                let Some((sent, text)) = lock(&self.sent).remove(&(chat.clone(), ask.clone()))
+                else {
                     return;
                 };
                 lock(&self.refs).retain(|_, v| *v != (chat.clone(), ask.clone()));
                 let done = format!("{text}\n\n— {}", capital(&outcome));
                 match patiently(waits, || self.app.edit(&sent, &done)).await {
                     Ok(()) | Err(AppError::NotModified) => {}
-                    Err(e) => conversations::warn(&format!("{}: a question couldn't be marked done: {e}", self.app.name())),
+                    Err(e) => conversations::warn(&format!(
+                        "{}: a question couldn't be marked done: {e}",
+                        self.app.name()
+                    )),
                 }
             }
             Notice::RoutineDone {
-                routine, says, failed, ..
+                routine,
+                says,
+                failed,
+                ..
             } => {
                 let text = if failed {
                     format!("The routine \"{routine}\" stopped with a problem: {says}")
@@ -129,7 +139,10 @@ impl Questions {
                     format!("The routine \"{routine}\" finished:\n\n{says}")
                 };
                 if let Err(e) = patiently(waits, || self.app.say(&owner_chat, &text, &[])).await {
-                    conversations::warn(&format!("{}: a routine's result couldn't be sent: {e}", self.app.name()));
+                    conversations::warn(&format!(
+                        "{}: a routine's result couldn't be sent: {e}",
+                        self.app.name()
+                    ));
                 }
             }
         }
@@ -147,7 +160,10 @@ impl Questions {
         let found = lock(&self.refs).get(reference).cloned();
         let result = match found {
             Some((chat, ask)) => match self.chats.get(&chat) {
-                Ok(c) => c.answer(&ask, answer, format!("owner:{}", self.app.name())).await,
+                Ok(c) => {
+                    c.answer(&ask, answer, format!("owner:{}", self.app.name()))
+                        .await
+                }
                 Err(e) => Err(e),
             },
             None => Err(ChatError::NotWaiting(String::new())),
@@ -184,7 +200,12 @@ fn capital(s: &str) -> String {
 }
 
 /// The question as the owner reads it in the app.
-pub fn question_text(title: Option<&str>, others: &[String], question: &str, note: Option<&str>) -> String {
+pub fn question_text(
+    title: Option<&str>,
+    others: &[String],
+    question: &str,
+    note: Option<&str>,
+) -> String {
     let mut text = question.to_owned();
     if let Some(note) = note {
         text.push_str("\n\n");

@@ -73,7 +73,8 @@ impl Relay {
         waits: Waits,
     ) -> Arc<Relay> {
         let state = StateFile::new(home);
-        let questions = Questions::start(app.clone(), state.clone(), chats.clone(), owner_name, waits);
+        let questions =
+            Questions::start(app.clone(), state.clone(), chats.clone(), owner_name, waits);
         chats.notify().add_channel(questions.clone());
         chats.notify().start(&chats);
         Arc::new(Relay {
@@ -175,7 +176,11 @@ impl Relay {
                     if let Some(a) = pin.and_then(|i| s.allowed.get_mut(i)) {
                         a.id = Some(id.clone());
                     }
-                    if let Some(a) = s.allowed.iter_mut().find(|a| a.id.as_deref() == Some(id.as_str())) {
+                    if let Some(a) = s
+                        .allowed
+                        .iter_mut()
+                        .find(|a| a.id.as_deref() == Some(id.as_str()))
+                    {
                         a.name = Some(who.clone());
                     }
                 });
@@ -194,7 +199,11 @@ impl Relay {
     /// The Conch chat an app chat is, made the first time.
     async fn chat_for(&self, app_chat: &str) -> Option<Arc<Chat>> {
         let name = self.app.name();
-        let known = self.state.get(name).ok().and_then(|s| s.chats.get(app_chat).cloned());
+        let known = self
+            .state
+            .get(name)
+            .ok()
+            .and_then(|s| s.chats.get(app_chat).cloned());
         if let Some(id) = known {
             let chats = self.chats.clone();
             let opened = tokio::task::spawn_blocking(move || chats.get(&id)).await;
@@ -226,14 +235,21 @@ impl Relay {
 
     async fn post(&self, said: &Said, from: Speaker) {
         let Some(chat) = self.chat_for(&said.chat).await else {
-            self.tell(&said.chat, "Something went wrong on my side, so I couldn't read that. Try again in a minute.").await;
+            self.tell(
+                &said.chat,
+                "Something went wrong on my side, so I couldn't read that. Try again in a minute.",
+            )
+            .await;
             return;
         };
         self.follow(&chat, &said.chat);
         // Someone else's yes is a message, never an answer.
         let waiting = chat.log.with_view(|v| !v.pending.is_empty());
         let (name, app) = match from {
-            Speaker::Person => (Some(said.from.name.clone()), Some(self.app.name().to_owned())),
+            Speaker::Person => (
+                Some(said.from.name.clone()),
+                Some(self.app.name().to_owned()),
+            ),
             _ => (None, Some(self.app.name().to_owned())),
         };
         if let Err(e) = chat.post_as(from, &said.text, name, app).await {
@@ -284,7 +300,10 @@ impl Relay {
                         _ => continue,
                     };
                     if let Err(e) = patiently(waits, || app.say(&app_chat, &text, &[])).await {
-                        conversations::warn(&format!("{}: a reply couldn't be sent: {e}", app.name()));
+                        conversations::warn(&format!(
+                            "{}: a reply couldn't be sent: {e}",
+                            app.name()
+                        ));
                     }
                 }
             }

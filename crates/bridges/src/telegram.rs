@@ -11,7 +11,9 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use tokio::sync::OnceCell;
 
-use crate::app::{AppError, BoxFuture, Button, ChatApp, Person, Place, Pressed, Said, Sent, Update};
+use crate::app::{
+    AppError, BoxFuture, Button, ChatApp, Person, Place, Pressed, Said, Sent, Update,
+};
 
 /// Telegram's own API.
 pub const API_BASE: &str = "https://api.telegram.org";
@@ -37,7 +39,11 @@ pub struct Me {
 
 impl Telegram {
     /// A bot at `api_base` (None: Telegram's own) with `token`.
-    pub fn new(token: &str, api_base: Option<&str>, poll_seconds: u64) -> Result<Arc<Telegram>, AppError> {
+    pub fn new(
+        token: &str,
+        api_base: Option<&str>,
+        poll_seconds: u64,
+    ) -> Result<Arc<Telegram>, AppError> {
         let base = api_base.unwrap_or(API_BASE).trim_end_matches('/');
         if !(base.starts_with("https://") || base.starts_with("http://")) {
             return Err(AppError::Refused(format!(
@@ -70,15 +76,20 @@ impl Telegram {
             .await
             .map_err(|e| AppError::Unreachable(e.without_url().to_string()))?;
         let status = response.status().as_u16();
-        let answer: Value = response
-            .json()
-            .await
-            .map_err(|e| AppError::Unreachable(format!("{method} answered {status} with something unreadable ({})", e.without_url())))?;
+        let answer: Value = response.json().await.map_err(|e| {
+            AppError::Unreachable(format!(
+                "{method} answered {status} with something unreadable ({})",
+                e.without_url()
+            ))
+        })?;
         if answer["ok"].as_bool() == Some(true) {
             return Ok(answer["result"].clone());
         }
         let code = answer["error_code"].as_u64().unwrap_or(u64::from(status));
-        let description = answer["description"].as_str().unwrap_or("no reason given").to_owned();
+        let description = answer["description"]
+            .as_str()
+            .unwrap_or("no reason given")
+            .to_owned();
         Err(match code {
             409 => AppError::Conflict(description),
             429 => AppError::Limited {
@@ -128,7 +139,12 @@ impl ChatApp for Telegram {
         })
     }
 
-    fn say<'a>(&'a self, chat: &'a str, text: &'a str, buttons: &'a [Button]) -> BoxFuture<'a, Result<Sent, AppError>> {
+    fn say<'a>(
+        &'a self,
+        chat: &'a str,
+        text: &'a str,
+        buttons: &'a [Button],
+    ) -> BoxFuture<'a, Result<Sent, AppError>> {
         Box::pin(async move {
             let mut body = json!({ "chat_id": chat_id(chat), "text": fit(text) });
             if !buttons.is_empty() {
@@ -171,7 +187,8 @@ impl ChatApp for Telegram {
 
 /// Telegram's chat ids are numbers; one kept as text goes back as one.
 fn chat_id(chat: &str) -> Value {
-    chat.parse::<i64>().map_or_else(|_| json!(chat), |n| json!(n))
+    chat.parse::<i64>()
+        .map_or_else(|_| json!(chat), |n| json!(n))
 }
 
 /// A message is at most 4,096 characters.
@@ -194,7 +211,11 @@ fn person(from: &Value) -> Option<Person> {
     };
     Some(Person {
         id: id.to_string(),
-        name: if name.trim().is_empty() { format!("user {id}") } else { name },
+        name: if name.trim().is_empty() {
+            format!("user {id}")
+        } else {
+            name
+        },
         handle: from["username"].as_str().map(str::to_owned),
     })
 }
@@ -205,7 +226,10 @@ fn read_update(u: &Value, me: &Me) -> Update {
         let (Some(id), Some(from)) = (q["id"].as_str(), person(&q["from"])) else {
             return Update::Other;
         };
-        let on = match (q["message"]["chat"]["id"].as_i64(), q["message"]["message_id"].as_i64()) {
+        let on = match (
+            q["message"]["chat"]["id"].as_i64(),
+            q["message"]["message_id"].as_i64(),
+        ) {
             (Some(chat), Some(message)) => Some(Sent {
                 chat: chat.to_string(),
                 message: message.to_string(),
@@ -220,7 +244,11 @@ fn read_update(u: &Value, me: &Me) -> Update {
         });
     }
     let m = &u["message"];
-    let (Some(text), Some(chat), Some(from)) = (m["text"].as_str(), m["chat"]["id"].as_i64(), person(&m["from"])) else {
+    let (Some(text), Some(chat), Some(from)) = (
+        m["text"].as_str(),
+        m["chat"]["id"].as_i64(),
+        person(&m["from"]),
+    ) else {
         return Update::Other;
     };
     let place = match m["chat"]["type"].as_str() {
@@ -296,7 +324,11 @@ mod tests {
 
     #[test]
     fn a_reply_to_the_bot_and_a_command_to_it_name_it() {
-        assert!(names_bot(&json!({ "reply_to_message": { "from": { "id": 42 } } }), "ok", &me()));
+        assert!(names_bot(
+            &json!({ "reply_to_message": { "from": { "id": 42 } } }),
+            "ok",
+            &me()
+        ));
         let m = json!({ "entities": [{ "type": "bot_command", "offset": 0, "length": 15 }] });
         assert!(names_bot(&m, "/help@conch_bot", &me()));
         let m = json!({ "entities": [{ "type": "bot_command", "offset": 0, "length": 15 }] });

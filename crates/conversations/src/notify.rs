@@ -268,20 +268,15 @@ async fn build(
                 let (title, others, nobody_there) = chat
                     .as_ref()
                     .map(|c| {
-                        c.log.with_view(|v| {
-                            (v.title.clone(), v.others.clone(), !v.someone_there())
-                        })
+                        c.log
+                            .with_view(|v| (v.title.clone(), v.others.clone(), !v.someone_there()))
                     })
                     .unwrap_or_default();
                 notify.send(Notice::Question {
                     chat: id,
                     ask: p.ask,
                     title,
-                    origin: entry
-                        .origin
-                        .map(origin_name)
-                        .unwrap_or("owner")
-                        .to_owned(),
+                    origin: entry.origin.map(origin_name).unwrap_or("owner").to_owned(),
                     others,
                     question: p.question,
                     note: p.note,

@@ -45,7 +45,10 @@ pub fn classify(input: &serde_json::Value) -> Result<Action, String> {
         return Err("The input for routine_create isn't right. It takes {\"schedule\": \"every weekday at 8:00\", \"task\": \"…\", \"name\"?: \"…\"}.".to_owned());
     };
     if task.trim().is_empty() || task.chars().count() > routines::store::MAX_TASK_CHARS {
-        return Err("A routine's task is 1 to 10,000 characters: what its chat is asked each time.".to_owned());
+        return Err(
+            "A routine's task is 1 to 10,000 characters: what its chat is asked each time."
+                .to_owned(),
+        );
     }
     let schedule = Schedule::parse(schedule).map_err(|e| e.0)?;
     Ok(Action::Routine {
@@ -127,7 +130,10 @@ impl routines::Runner for RunAsChat {
         let chats = self.0.clone();
         Box::pin(async move {
             let chats = chats.upgrade().ok_or("Conch is stopping.")?;
-            let chat = chats.run_routine(&routine).await.map_err(|e| e.to_string())?;
+            let chat = chats
+                .run_routine(&routine)
+                .await
+                .map_err(|e| e.to_string())?;
             Ok(chat.id.clone())
         })
     }

@@ -47,7 +47,10 @@ fn state() -> BridgeState {
 fn the_owner_is_known_by_id_only() {
     let s = state();
     let ada = person("1", "Ada", Some("ada"));
-    assert_eq!(route(&s, &said(ada, Place::Direct, "hi", false), "Ada"), Route::Owner);
+    assert_eq!(
+        route(&s, &said(ada, Place::Direct, "hi", false), "Ada"),
+        Route::Owner
+    );
     // Someone calling themselves Ada, with the owner's handle, is a stranger.
     let fake = person("9", "Ada", Some("ada"));
     assert!(matches!(
@@ -59,7 +62,16 @@ fn the_owner_is_known_by_id_only() {
 #[test]
 fn a_stranger_is_refused_with_their_id_and_the_owners_name() {
     let s = state();
-    let r = route(&s, &said(person("77", "Mallory", None), Place::Direct, "run ls", false), "Ada");
+    let r = route(
+        &s,
+        &said(
+            person("77", "Mallory", None),
+            Place::Direct,
+            "run ls",
+            false,
+        ),
+        "Ada",
+    );
     assert_eq!(
         r,
         Route::Refuse("Sorry, I only talk with people Ada has allowed. If you know Ada, ask them to add you: your id is 77.".into())
@@ -91,15 +103,40 @@ fn a_handle_lets_in_once_then_the_id_is_pinned() {
 #[test]
 fn in_a_group_only_messages_naming_the_bot_are_read() {
     let s = state();
-    for from in [person("1", "Ada", None), person("2", "Bob", None), person("8", "X", None)] {
-        assert_eq!(route(&s, &said(from, Place::Group, "hello all", false), "Ada"), Route::Ignore);
+    for from in [
+        person("1", "Ada", None),
+        person("2", "Bob", None),
+        person("8", "X", None),
+    ] {
+        assert_eq!(
+            route(&s, &said(from, Place::Group, "hello all", false), "Ada"),
+            Route::Ignore
+        );
     }
     assert_eq!(
-        route(&s, &said(person("2", "Bob", None), Place::Group, "@conch_bot hi", true), "Ada"),
+        route(
+            &s,
+            &said(
+                person("2", "Bob", None),
+                Place::Group,
+                "@conch_bot hi",
+                true
+            ),
+            "Ada"
+        ),
         Route::Person { pin: None }
     );
     assert_eq!(
-        route(&s, &said(person("1", "Ada", None), Place::Group, "@conch_bot hi", true), "Ada"),
+        route(
+            &s,
+            &said(
+                person("1", "Ada", None),
+                Place::Group,
+                "@conch_bot hi",
+                true
+            ),
+            "Ada"
+        ),
         Route::Owner
     );
 }
@@ -107,9 +144,17 @@ fn in_a_group_only_messages_naming_the_bot_are_read() {
 #[test]
 fn a_link_code_in_a_group_is_spent() {
     let s = state();
-    for text in ["/link ABCD2345", "/link@conch_bot ABCD2345", "/start ABCD2345"] {
+    for text in [
+        "/link ABCD2345",
+        "/link@conch_bot ABCD2345",
+        "/start ABCD2345",
+    ] {
         assert_eq!(
-            route(&s, &said(person("8", "X", None), Place::Group, text, false), "Ada"),
+            route(
+                &s,
+                &said(person("8", "X", None), Place::Group, text, false),
+                "Ada"
+            ),
             Route::LinkInGroup
         );
     }
@@ -137,7 +182,10 @@ fn a_code_links_once_in_any_spelling_and_expires() {
         link: Some(kept),
         ..BridgeState::default()
     };
-    assert_eq!(link(&mut late, &ada, &code, 1000 + CODE_SECONDS + 1), Err(WRONG_CODE));
+    assert_eq!(
+        link(&mut late, &ada, &code, 1000 + CODE_SECONDS + 1),
+        Err(WRONG_CODE)
+    );
     assert_eq!(late.link, None);
 }
 
@@ -160,8 +208,14 @@ fn guessing_spends_the_code() {
 #[test]
 fn allow_reads_ids_and_handles_and_refuses_the_rest() {
     assert_eq!(parse_user("12345").unwrap().id.as_deref(), Some("12345"));
-    assert_eq!(parse_user("@Eve_X").unwrap().handle.as_deref(), Some("eve_x"));
-    assert_eq!(parse_user("eve_x").unwrap().handle.as_deref(), Some("eve_x"));
+    assert_eq!(
+        parse_user("@Eve_X").unwrap().handle.as_deref(),
+        Some("eve_x")
+    );
+    assert_eq!(
+        parse_user("eve_x").unwrap().handle.as_deref(),
+        Some("eve_x")
+    );
     for bad in ["", "@", "e v e", "ев", "eve;rm", "-5"] {
         assert!(parse_user(bad).is_err(), "{bad}");
     }
@@ -190,8 +244,24 @@ impl Rng {
 fn who_is_writing_is_decided_by_id_whatever_else_they_send() {
     let ids = ["1", "2", "3", "5", "10", "01", " 1", "1 "];
     let names = ["Ada", "ada", "Ádá", "Owner", "Bob", "", "eve_x"];
-    let handles = [None, Some("ada"), Some("Eve_X"), Some("@eve_x"), Some("EVE_X "), Some("bob")];
-    let texts = ["hi", "yes", "/start", "/link", "/linked x", "/Link ABC", "@conch_bot yes", "/start@conch_bot"];
+    let handles = [
+        None,
+        Some("ada"),
+        Some("Eve_X"),
+        Some("@eve_x"),
+        Some("EVE_X "),
+        Some("bob"),
+    ];
+    let texts = [
+        "hi",
+        "yes",
+        "/start",
+        "/link",
+        "/linked x",
+        "/Link ABC",
+        "@conch_bot yes",
+        "/start@conch_bot",
+    ];
     for seed in 1..4000u64 {
         let mut r = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
         let mut s = state();
@@ -201,15 +271,26 @@ fn who_is_writing_is_decided_by_id_whatever_else_they_send() {
         if r.next() % 2 == 0 {
             s.allowed[1].id = Some((*r.pick(&ids)).to_owned());
         }
-        let from = person(ids[(r.next() % 8) as usize], names[(r.next() % 7) as usize], handles[(r.next() % 6) as usize]);
-        let place = if r.next() % 2 == 0 { Place::Direct } else { Place::Group };
+        let from = person(
+            ids[(r.next() % 8) as usize],
+            names[(r.next() % 7) as usize],
+            handles[(r.next() % 6) as usize],
+        );
+        let place = if r.next() % 2 == 0 {
+            Place::Direct
+        } else {
+            Place::Group
+        };
         let text = *r.pick(&texts);
         let w = said(from.clone(), place, text, r.next() % 2 == 0);
         let got = route(&s, &w, "Ada");
         let linking = matches!(got, Route::Link(_) | Route::LinkInGroup);
         if linking {
             let t = text.to_lowercase();
-            assert!(t.starts_with("/link") || t.starts_with("/start "), "{seed}: {w:?}");
+            assert!(
+                t.starts_with("/link") || t.starts_with("/start "),
+                "{seed}: {w:?}"
+            );
             continue;
         }
         if place == Place::Group && !w.mentions_bot {
@@ -219,7 +300,10 @@ fn who_is_writing_is_decided_by_id_whatever_else_they_send() {
         let is_owner = s.owner.as_ref().is_some_and(|o| o.id == from.id);
         assert_eq!(got == Route::Owner, is_owner, "{seed}: {w:?} {got:?}");
         if let Route::Person { pin } = &got {
-            let by_id = s.allowed.iter().any(|a| a.id.as_deref() == Some(from.id.as_str()));
+            let by_id = s
+                .allowed
+                .iter()
+                .any(|a| a.id.as_deref() == Some(from.id.as_str()));
             let by_handle = pin.is_some_and(|i| {
                 s.allowed[i].id.is_none()
                     && from.handle.as_deref().map(handle) == s.allowed[i].handle
@@ -227,7 +311,13 @@ fn who_is_writing_is_decided_by_id_whatever_else_they_send() {
             assert!(by_id || by_handle, "{seed}: {w:?} {got:?}");
         }
         if matches!(got, Route::Refuse(_)) {
-            assert!(!is_owner && !s.allowed.iter().any(|a| a.id.as_deref() == Some(from.id.as_str())));
+            assert!(
+                !is_owner
+                    && !s
+                        .allowed
+                        .iter()
+                        .any(|a| a.id.as_deref() == Some(from.id.as_str()))
+            );
         }
     }
 }

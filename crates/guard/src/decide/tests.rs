@@ -1701,7 +1701,11 @@ fn runs_later_routine_asks_in_every_mode_with_no_always() {
             there: true,
             others: false,
             marks: vec![],
-            always: vec!["routine_create", "read:routine_create", "box:routine_create"],
+            always: vec![
+                "routine_create",
+                "read:routine_create",
+                "box:routine_create",
+            ],
         },
         nobody(MarkKind::Page),
         with_others(),
@@ -1730,7 +1734,10 @@ fn runs_later_routine_asks_in_every_mode_with_no_always() {
             assert!(why.contains(&Rule::RunsLaterRoutine), "{mode} {why:?}");
             assert_eq!(always, None);
             assert!(note.unwrap().starts_with("A routine runs later by itself"));
-            assert!(question.contains("Summarise my inbox") && question.contains("every weekday at 8:00"));
+            assert!(
+                question.contains("Summarise my inbox")
+                    && question.contains("every weekday at 8:00")
+            );
         }
     }
     // A tool turned off is still refused first.

@@ -308,7 +308,12 @@ fn a_routines_run_and_an_answer_given_in_a_chat_app() {
         };
         assert!(fold.apply(&ev(3, Body::Message(m))).is_empty());
     }
-    fold.apply(&called(4, "c1", "routine_create", json!({"schedule": "every weekday at 8:00", "task": "Summarise my inbox"})));
+    fold.apply(&called(
+        4,
+        "c1",
+        "routine_create",
+        json!({"schedule": "every weekday at 8:00", "task": "Summarise my inbox"}),
+    ));
     let asked = PermissionRequested {
         turn: 1,
         ask: "a1".into(),
