@@ -87,7 +87,7 @@ pub async fn run(chat: &Arc<Chat>, input: &serde_json::Value) -> Outcome {
             ),
             detail: Some(json!({ "routine": r.id, "name": r.name })),
         },
-        Ok(Err(e)) => Outcome::failed(&e.to_string()),
+        Ok(Err(e)) => Outcome::failed(e.to_string()),
         Err(_) => Outcome::failed("The routine couldn't be saved."),
     }
 }

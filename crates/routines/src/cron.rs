@@ -266,7 +266,7 @@ impl Spec {
             return Err("That schedule has no time in it.".to_owned());
         }
         // With days of the week in play, some day always matches.
-        if !self.days_star && !self.weekdays_star || self.days_star {
+        if self.days_star || !self.weekdays_star {
             return Ok(());
         }
         let fits = (1..=12u32).any(|m| {

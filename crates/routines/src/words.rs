@@ -124,7 +124,7 @@ pub fn parse(text: &str) -> Result<Vec<Spec>, WordsError> {
         }
         Period::Minutes(n) => {
             let mut s = spec();
-            s.minutes = every(n, 60)? as u64;
+            s.minutes = every(n, 60)?;
             Ok(vec![s])
         }
         Period::Hours(n) => {

@@ -265,10 +265,10 @@ fn who_is_writing_is_decided_by_id_whatever_else_they_send() {
     for seed in 1..4000u64 {
         let mut r = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
         let mut s = state();
-        if r.next() % 3 == 0 {
+        if r.next() % 3 < 1 {
             s.owner = None;
         }
-        if r.next() % 2 == 0 {
+        if r.next() & 1 == 0 {
             s.allowed[1].id = Some((*r.pick(&ids)).to_owned());
         }
         let from = person(
@@ -276,13 +276,13 @@ fn who_is_writing_is_decided_by_id_whatever_else_they_send() {
             names[(r.next() % 7) as usize],
             handles[(r.next() % 6) as usize],
         );
-        let place = if r.next() % 2 == 0 {
+        let place = if r.next() & 1 == 0 {
             Place::Direct
         } else {
             Place::Group
         };
         let text = *r.pick(&texts);
-        let w = said(from.clone(), place, text, r.next() % 2 == 0);
+        let w = said(from.clone(), place, text, r.next() & 1 == 0);
         let got = route(&s, &w, "Ada");
         let linking = matches!(got, Route::Link(_) | Route::LinkInGroup);
         if linking {
