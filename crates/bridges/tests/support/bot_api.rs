@@ -14,6 +14,9 @@
 //! Updates are kept until a `getUpdates` with a higher `offset` confirms
 //! them, as Telegram keeps them.
 
+// Each test file uses some of it.
+#![allow(dead_code)]
+
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
