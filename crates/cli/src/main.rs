@@ -1,6 +1,7 @@
 //! `conch`: the one binary.
 
 mod activity;
+mod bridges_cmd;
 mod chat;
 mod doctor;
 mod hook;
@@ -9,8 +10,10 @@ mod listen;
 mod open_files;
 mod providers;
 mod replay;
+mod routines_cmd;
 mod seal_cmd;
 mod serve;
+mod serve_more;
 mod sessions;
 mod setup;
 mod skills_cmd;
@@ -74,6 +77,16 @@ enum Command {
     Doctor(doctor::DoctorArgs),
     /// What the assistant did, newest first.
     Activity(activity::ActivityArgs),
+    /// Chat apps (Telegram): add a bot, link your account, allow people.
+    Bridges {
+        #[command(subcommand)]
+        command: bridges_cmd::BridgesCommand,
+    },
+    /// Routines: chats that run on a schedule with nobody there.
+    Routines {
+        #[command(subcommand)]
+        command: routines_cmd::RoutinesCommand,
+    },
     /// Claude Code's hooks call back into the running Conch (not for typing).
     Hook(hook::HookArgs),
 }
@@ -113,6 +126,8 @@ fn main() -> ExitCode {
             Command::Skills { command } => skills_cmd::run(&home, command),
             Command::Doctor(args) => doctor::run(&home, args),
             Command::Activity(args) => activity::run(&home, args),
+            Command::Bridges { command } => bridges_cmd::run(&home, command),
+            Command::Routines { command } => routines_cmd::run(&home, command),
             Command::Hook(_) => Ok(()),
         }
     })();

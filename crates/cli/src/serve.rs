@@ -102,6 +102,7 @@ async fn serve(
             max_steps: settings.max_steps,
         },
     );
+    let (routines_line, bridge_line) = crate::serve_more::start(&home, &settings, &chats);
     let mut names = settings.allowed_hosts.clone();
     names.extend(args.allow_host.iter().cloned());
     if !addr.ip().is_loopback() && !addr.ip().is_unspecified() {
@@ -127,6 +128,10 @@ async fn serve(
     }
     writeln!(out, "{engine_line}")?;
     writeln!(out, "{seal_line}")?;
+    writeln!(out, "{routines_line}")?;
+    if let Some(line) = bridge_line {
+        writeln!(out, "{line}")?;
+    }
     if !gateway::auth::password::is_set(home.root()) {
         let token = state.auth.setup.issue().map_err(|_| {
             Failure("This computer gave Conch no randomness for the setup link.".into())

@@ -96,6 +96,13 @@ pub fn router(state: AppState) -> Router {
             get(routes::keys::list).post(routes::keys::create),
         )
         .route("/api/keys/{id}", delete(routes::keys::revoke))
+        .route(
+            "/api/routines",
+            get(routes::routines::list).post(routes::routines::add),
+        )
+        .route("/api/routines/{name}", delete(routes::routines::remove))
+        .route("/api/routines/{name}/run", post(routes::routines::run))
+        .route("/api/notifications", get(routes::notifications::stream))
         .route_layer(middleware::from_fn_with_state(
             state.clone(),
             auth::require_sign_in,
@@ -120,6 +127,7 @@ pub fn router(state: AppState) -> Router {
         .route("/settings", get(routes::pages::home))
         .route("/settings/security", get(routes::pages::home))
         .route("/activity", get(routes::pages::home))
+        .route("/routines", get(routes::pages::home))
         .route("/apps/{id}", get(routes::pages::home));
     Router::new()
         .merge(signed_in)
