@@ -145,6 +145,6 @@ pub fn protected_path() -> String {
 
 pub fn protected_power(command: &str) -> String {
     format!(
-        "That command uses Conch's own powers (access keys, skill signing), which only the owner may use. Don't run it; hand them the command to run themselves:\n\n{command}"
+        "That command uses Conch's own powers (access keys, skill signing, routines, chat apps), which only the owner may use. Don't run it; hand them the command to run themselves:\n\n{command}"
     )
 }
