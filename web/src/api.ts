@@ -188,6 +188,29 @@ export interface DiffLine {
   text: string;
 }
 
+export interface Routine {
+  id: string;
+  name: string;
+  schedule: string;
+  task: string;
+  mode: Mode | null;
+  work: string | null;
+  created: number;
+  madeIn: string | null;
+  on: boolean;
+  runs: string[];
+}
+
+export interface Bridge {
+  app: string;
+  token: boolean;
+  apiBase: string;
+  owner: { id: string; name: string } | null;
+  linkWaiting: boolean;
+  allowed: { id: string | null; handle: string | null; name: string | null }[];
+  chats: number;
+}
+
 const art = (id: string) => `/api/artifacts/${encodeURIComponent(id)}`;
 
 export const api = {
@@ -237,4 +260,14 @@ export const api = {
   keys: () => call<AccessKey[]>("GET", "/api/keys"),
   newKey: (name: string) => call<{ id: string; name: string; key: string }>("POST", "/api/keys", { name }),
   revokeKey: (id: string) => call<unknown>("DELETE", `/api/keys/${id}`),
+  routines: () => call<Routine[]>("GET", "/api/routines"),
+  addRoutine: (r: { schedule: string; task: string; name?: string; mode?: Mode }) => call<Routine>("POST", "/api/routines", r),
+  removeRoutine: (name: string) => call<unknown>("DELETE", `/api/routines/${encodeURIComponent(name)}`),
+  runRoutine: (name: string) => call<{ chat: string }>("POST", `/api/routines/${encodeURIComponent(name)}/run`),
+  bridges: () => call<Bridge[]>("GET", "/api/bridges"),
+  addBridge: (app: string, token: string, apiBase?: string) =>
+    call<{ says: string }>("POST", `/api/bridges/${app}`, apiBase ? { token, apiBase } : { token }),
+  linkBridge: (app: string) => call<{ code: string; send: string; expires: number }>("POST", `/api/bridges/${app}/link`),
+  allow: (app: string, user: string) => call<{ added: boolean }>("POST", `/api/bridges/${app}/allowed`, { user }),
+  disallow: (app: string, user: string) => call<unknown>("DELETE", `/api/bridges/${app}/allowed/${encodeURIComponent(user)}`),
 };

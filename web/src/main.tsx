@@ -7,6 +7,8 @@ import { lazyPart } from "./artifacts/lazy";
 import { ChatPage } from "./components/ChatPage";
 import { Palette, type Command } from "./components/Palette";
 import { ActivityPage } from "./components/ActivityPage";
+import { RoutinesPage } from "./components/RoutinesPage";
+import { listenForNotices } from "./notices";
 import { SecurityPage } from "./components/SecurityPage";
 import { SettingsPage } from "./components/SettingsPage";
 import { Sidebar } from "./components/Sidebar";
@@ -42,6 +44,9 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
     setTimeout(() => void load(), 900);
   }, []);
   const loadApps = useCallback(() => void loadPinned().then(setApps, () => undefined), []);
+  // The owner's notifications: a question somewhere (a chat app's, a
+  // routine's) shows as a browser notification while this page is hidden.
+  useEffect(() => listenForNotices((chat) => navigate(`/chats/${chat}`)), []);
   useEffect(() => {
     loadChats();
     loadApps();
@@ -78,6 +83,7 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
     { label: "New chat", hint: "Command", run: () => void newChat() },
     { label: "Skills", hint: "Page", run: () => navigate("/skills") },
     { label: "Activity", hint: "Page", run: () => navigate("/activity") },
+    { label: "Routines", hint: "Page", run: () => navigate("/routines") },
     { label: "Settings", hint: "Page", run: () => navigate("/settings") },
     { label: "Security and Safety", hint: "Page", run: () => navigate("/settings/security") },
     // Things made beside a chat: a pinned one opens on its page, anything
@@ -136,6 +142,7 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
         {r.page === "settings" && <SettingsPage onSignOut={onSignOut} />}
         {r.page === "security" && <SecurityPage />}
         {r.page === "activity" && <ActivityPage />}
+        {r.page === "routines" && <RoutinesPage />}
         {r.page === "app" && <AppRoute key={r.id} id={r.id} />}
       </main>
       {palette && (

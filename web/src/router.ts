@@ -1,5 +1,5 @@
 // Paths, without a router library: /, /chats/:id, /skills, /skills/:id,
-// /settings, /activity, /apps/:id.
+// /settings, /activity, /routines, /apps/:id.
 
 import { useEffect, useState } from "preact/hooks";
 
@@ -31,6 +31,7 @@ export type Route =
   | { page: "settings" }
   | { page: "security" }
   | { page: "activity" }
+  | { page: "routines" }
   | { page: "app"; id: string };
 
 export function route(path: string): Route {
@@ -40,6 +41,7 @@ export function route(path: string): Route {
   if (parts[0] === "settings" && parts[1] === "security") return { page: "security" };
   if (parts[0] === "settings") return { page: "settings" };
   if (parts[0] === "activity") return { page: "activity" };
+  if (parts[0] === "routines") return { page: "routines" };
   if (parts[0] === "apps" && parts[1]) return { page: "app", id: parts[1] };
   return { page: "home" };
 }

@@ -67,27 +67,50 @@ async fn bench(n: usize) {
     );
     let api = BotApi::start().await;
     let state = StateFile::new(&home);
-    let app: Arc<dyn ChatApp> =
-        Telegram::new(TOKEN, Some(&api.base), bridges::telegram::DEFAULT_POLL_SECONDS).unwrap();
+    let app: Arc<dyn ChatApp> = Telegram::new(
+        TOKEN,
+        Some(&api.base),
+        bridges::telegram::DEFAULT_POLL_SECONDS,
+    )
+    .unwrap();
     tokio::spawn(Relay::new(app, chats.clone(), &home, "Ada", Waits::default()).run());
     let (code, kept) = access::new_code([3; 8], routines_now());
     state.update("telegram", |s| s.link = Some(kept)).unwrap();
     api.direct(ADA, "Ada", None, &format!("/link {code}"));
-    api.until("linked", |a| a.said_in(ADA).iter().any(|m| m.text == access::LINKED))
-        .await;
+    api.until("linked", |a| {
+        a.said_in(ADA).iter().any(|m| m.text == access::LINKED)
+    })
+    .await;
     for i in 0..n {
         let id = 10_000 + i as i64;
-        bridges::relay::allow(&state, "telegram", access::parse_user(&id.to_string()).unwrap())
-            .unwrap();
+        bridges::relay::allow(
+            &state,
+            "telegram",
+            access::parse_user(&id.to_string()).unwrap(),
+        )
+        .unwrap();
     }
     let mut trips = Vec::with_capacity(n);
     for i in 0..n {
         let id = 10_000 + i as i64;
-        let asked_before = api.said_in(ADA).iter().filter(|m| m.buttons.is_some()).count();
+        let asked_before = api
+            .said_in(ADA)
+            .iter()
+            .filter(|m| m.buttons.is_some())
+            .count();
         let start = Instant::now();
-        api.direct(id, "Ева", None, "Привет! Запусти, пожалуйста, echo — merci 🙏");
+        api.direct(
+            id,
+            "Ева",
+            None,
+            "Привет! Запусти, пожалуйста, echo — merci 🙏",
+        );
         api.until("the owner is asked", |a| {
-            a.said_in(ADA).iter().filter(|m| m.buttons.is_some()).count() > asked_before
+            a.said_in(ADA)
+                .iter()
+                .filter(|m| m.buttons.is_some())
+                .count()
+                > asked_before
         })
         .await;
         trips.push(start.elapsed());

@@ -339,6 +339,18 @@ pub fn allow(state: &StateFile, app: &str, who: Allowed) -> Result<bool, crate::
     })
 }
 
+/// Takes someone off the allowlist (by id or handle); whether they were on it.
+pub fn disallow(state: &StateFile, app: &str, who: &Allowed) -> Result<bool, crate::StateError> {
+    state.update(app, |s| {
+        let before = s.allowed.len();
+        s.allowed.retain(|a| {
+            !((who.id.is_some() && a.id == who.id)
+                || (who.handle.is_some() && a.handle == who.handle))
+        });
+        before != s.allowed.len()
+    })
+}
+
 /// Makes one request, again after each wait the app asks for and after
 /// the app couldn't be reached (a few times): "wait" means it wasn't done.
 pub async fn patiently<'a, T, F>(waits: Waits, mut request: F) -> Result<T, AppError>

@@ -100,6 +100,26 @@ impl std::fmt::Display for StateError {
 
 impl std::error::Error for StateError {}
 
+/// One app as `conch bridges list --json` and `GET /api/bridges` show it
+/// (camelCase; never the token, only whether there is one).
+pub fn summary(
+    app: &str,
+    s: &BridgeState,
+    token: bool,
+    default_base: &str,
+    now: i64,
+) -> serde_json::Value {
+    serde_json::json!({
+        "app": app,
+        "token": token,
+        "apiBase": s.api_base.clone().unwrap_or_else(|| default_base.to_owned()),
+        "owner": s.owner.as_ref().map(|o| serde_json::json!({ "id": o.id, "name": o.name })),
+        "linkWaiting": s.link.as_ref().is_some_and(|l| l.expires > now),
+        "allowed": s.allowed.iter().map(|a| serde_json::json!({ "id": a.id, "handle": a.handle, "name": a.name })).collect::<Vec<_>>(),
+        "chats": s.chats.len(),
+    })
+}
+
 /// `bridges.json` in one home folder.
 #[derive(Debug, Clone)]
 pub struct StateFile {

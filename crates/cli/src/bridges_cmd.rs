@@ -11,7 +11,6 @@ use bridges::telegram::{Telegram, API_BASE};
 use clap::{Args, Subcommand};
 use conversations::secrets::BridgeSecret;
 use conversations::{Home, Secrets, Settings};
-use serde_json::json;
 
 use crate::Failure;
 
@@ -171,14 +170,7 @@ pub fn run(home: &Home, command: BridgesCommand) -> Result<(), Failure> {
         BridgesCommand::Disallow { app, user } => {
             let app = known(&app)?;
             let who = access::parse_user(&user).map_err(Failure)?;
-            let gone = state.update(app, |s| {
-                let before = s.allowed.len();
-                s.allowed.retain(|a| {
-                    !((who.id.is_some() && a.id == who.id)
-                        || (who.handle.is_some() && a.handle == who.handle))
-                });
-                before != s.allowed.len()
-            })?;
+            let gone = bridges::relay::disallow(&state, app, &who)?;
             if !gone {
                 return Err(Failure(format!(
                     "\"{user}\" isn't allowed, so nothing changed."
@@ -193,15 +185,13 @@ pub fn run(home: &Home, command: BridgesCommand) -> Result<(), Failure> {
                 let list: Vec<_> = all
                     .iter()
                     .map(|(name, s)| {
-                        json!({
-                            "app": name,
-                            "token": secrets.bridges.contains_key(name),
-                            "apiBase": s.api_base.clone().unwrap_or_else(|| API_BASE.to_owned()),
-                            "owner": s.owner.as_ref().map(|o| json!({ "id": o.id, "name": o.name })),
-                            "linkWaiting": s.link.as_ref().is_some_and(|l| l.expires > routines::now()),
-                            "allowed": s.allowed.iter().map(|a| json!({ "id": a.id, "handle": a.handle, "name": a.name })).collect::<Vec<_>>(),
-                            "chats": s.chats.len(),
-                        })
+                        bridges::state::summary(
+                            name,
+                            s,
+                            secrets.bridges.contains_key(name),
+                            API_BASE,
+                            routines::now(),
+                        )
                     })
                     .collect();
                 println!(

@@ -103,6 +103,14 @@ pub fn router(state: AppState) -> Router {
         .route("/api/routines/{name}", delete(routes::routines::remove))
         .route("/api/routines/{name}/run", post(routes::routines::run))
         .route("/api/notifications", get(routes::notifications::stream))
+        .route("/api/bridges", get(routes::bridges::list))
+        .route("/api/bridges/{app}", post(routes::bridges::add))
+        .route("/api/bridges/{app}/link", post(routes::bridges::link))
+        .route("/api/bridges/{app}/allowed", post(routes::bridges::allow))
+        .route(
+            "/api/bridges/{app}/allowed/{user}",
+            delete(routes::bridges::disallow),
+        )
         .route_layer(middleware::from_fn_with_state(
             state.clone(),
             auth::require_sign_in,

@@ -1,6 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, type AccessKey } from "../api";
 import { navigate } from "../router";
+import { ChatAppsSettings } from "./ChatAppsSettings";
 
 export function SettingsPage({ onSignOut }: { onSignOut: () => void }) {
   const [keys, setKeys] = useState<AccessKey[] | null>(null);
@@ -28,6 +29,7 @@ export function SettingsPage({ onSignOut }: { onSignOut: () => void }) {
           </a>
         </p>
       </section>
+      <ChatAppsSettings />
       <section>
         <h2>Access keys</h2>
         <p class="quiet">

@@ -99,6 +99,16 @@ export function Sidebar(props: {
           Activity
         </a>
         <a
+          href="/routines"
+          class={props.page === "routines" ? "current" : ""}
+          onClick={(e) => {
+            e.preventDefault();
+            go("/routines");
+          }}
+        >
+          Routines
+        </a>
+        <a
           href="/skills"
           class={props.page === "skills" ? "current" : ""}
           onClick={(e) => {

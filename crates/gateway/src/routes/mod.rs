@@ -1,5 +1,6 @@
 pub mod activity;
 pub mod artifacts;
+pub mod bridges;
 pub mod chats;
 pub mod health;
 pub mod keys;

@@ -1,0 +1,71 @@
+// The owner's notifications on this page: GET /api/notifications streams
+// every notice (which ones reach the owner, and which way, is decided in
+// Conch, in one place). A question shows as a browser notification when
+// the person allowed them and this page is hidden; when the question ends,
+// its notification goes.
+
+export interface QuestionNotice {
+  kind: "question";
+  chat: string;
+  ask: string;
+  title: string | null;
+  origin: string;
+  others: string[];
+  question: string;
+  note: string | null;
+  why: string[];
+  always: boolean;
+  nobodyThere: boolean;
+}
+
+export type Notice =
+  | QuestionNotice
+  | { kind: "settled"; chat: string; ask: string; outcome: string; by: string | null }
+  | { kind: "routineDone"; chat: string; routine: string; says: string; failed: boolean };
+
+const shown = new Map<string, Notification>();
+
+export function notificationsAllowed(): boolean {
+  return typeof Notification !== "undefined" && Notification.permission === "granted";
+}
+
+export async function askForNotifications(): Promise<boolean> {
+  if (typeof Notification === "undefined") return false;
+  return (await Notification.requestPermission()) === "granted";
+}
+
+/** Starts listening; returns what stops it. */
+export function listenForNotices(open: (chat: string) => void): () => void {
+  if (typeof EventSource === "undefined") return () => undefined;
+  const source = new EventSource("/api/notifications");
+  source.onmessage = (e) => {
+    let notice: Notice;
+    try {
+      notice = JSON.parse(e.data) as Notice;
+    } catch {
+      return;
+    }
+    const key = "ask" in notice ? `${notice.chat}/${notice.ask}` : notice.chat;
+    if (notice.kind === "settled") {
+      shown.get(key)?.close();
+      shown.delete(key);
+      return;
+    }
+    if (!notificationsAllowed() || document.visibilityState === "visible") return;
+    const [title, body] =
+      notice.kind === "question"
+        ? [
+            notice.others.length ? `${notice.others.join(", ")}'s chat needs you` : "Conch needs you",
+            notice.question,
+          ]
+        : [`Routine "${notice.routine}" ${notice.failed ? "stopped" : "finished"}`, notice.says];
+    const n = new Notification(title, { body: body.slice(0, 300), tag: key });
+    n.onclick = () => {
+      focus();
+      open(notice.chat);
+      n.close();
+    };
+    shown.set(key, n);
+  };
+  return () => source.close();
+}
