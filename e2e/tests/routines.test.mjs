@@ -1,0 +1,70 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { browser, shot, signIn, startConch } from "../lib/conch.mjs";
+
+test("a routine made from the Routines page runs now as its own chat, listed under it", async () => {
+  const conch = await startConch();
+  const b = await browser();
+  try {
+    const { page } = b;
+    await signIn(page, conch.url);
+    await page.getByRole("link", { name: "Routines" }).click();
+    await page.getByText("No routines yet.").waitFor();
+    // A schedule that doesn't read is a sentence, and nothing is made.
+    await page.getByLabel("When").fill("every fortnight-ish");
+    await page.getByLabel("What to do each time").fill("Résumé de ma boîte — 要約");
+    await page.getByRole("button", { name: "Make the routine" }).click();
+    await page.locator(".routines .error").waitFor();
+    assert.match(await page.locator(".routines .error").innerText(), /\S+\./);
+    await page.getByLabel("When").fill("every weekday at 8:00");
+    await page.getByLabel("Mode").selectOption("full");
+    await page.getByRole("button", { name: "Make the routine" }).click();
+    const item = page.locator(".routines-list li", { hasText: "Résumé de ma boîte — 要約" });
+    await item.waitFor();
+    assert.match(await item.innerText(), /every weekday at 8:00/);
+    assert.match(await item.innerText(), /full/);
+    await shot(page, "routines-1-made");
+    await item.getByRole("button", { name: "Run now" }).click();
+    await page.waitForURL(/\/chats\//);
+    await page.locator(".transcript", { hasText: "Résumé de ma boîte — 要約" }).waitFor();
+    await page.getByRole("link", { name: "Routines" }).click();
+    await page.locator(".routines-list li summary", { hasText: "1 run" }).waitFor();
+    // The bad schedule and the bad token were refused with 400 on purpose.
+    assert.deepEqual(b.errors.filter((e) => !e.includes("status of 400")), []);
+  } finally {
+    await b.close();
+    conch.stop();
+  }
+});
+
+test("Settings lets the owner save a bot token, make a link code, and allow someone", async () => {
+  const conch = await startConch();
+  const b = await browser();
+  try {
+    const { page } = b;
+    await signIn(page, conch.url);
+    await page.getByRole("link", { name: "Settings" }).click();
+    const apps = page.locator(".chat-apps");
+    await apps.getByLabel("Bot token").fill("not a token");
+    await apps.getByRole("button", { name: "Save" }).click();
+    await apps.locator(".error").waitFor();
+    await apps.getByLabel("Bot token").fill("123456:AAE-test_token");
+    await apps.getByRole("button", { name: "Save" }).click();
+    await apps.getByRole("button", { name: "Link my account" }).click();
+    const code = await apps.locator("pre").innerText();
+    assert.match(code, /^\/link [A-Z2-9]{8}$/);
+    await apps.getByLabel("Their id or @handle").fill("@Eve_X");
+    await apps.getByRole("button", { name: "Allow" }).click();
+    const eve = apps.locator("li", { hasText: "@eve_x" });
+    await eve.waitFor();
+    assert.match(await eve.innerText(), /hasn't written yet/);
+    await shot(page, "routines-2-chat-apps");
+    await eve.getByRole("button", { name: "Remove" }).click();
+    await apps.getByText("Nobody: strangers are told you haven't allowed them.").waitFor();
+    // The bad schedule and the bad token were refused with 400 on purpose.
+    assert.deepEqual(b.errors.filter((e) => !e.includes("status of 400")), []);
+  } finally {
+    await b.close();
+    conch.stop();
+  }
+});
