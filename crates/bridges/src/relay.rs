@@ -172,18 +172,25 @@ impl Relay {
             Route::Owner => self.post(&said, Speaker::Owner).await,
             Route::Person { pin } => {
                 let (id, who) = (said.from.id.clone(), said.from.name.clone());
-                let _ = self.state.update(name, |s| {
-                    if let Some(a) = pin.and_then(|i| s.allowed.get_mut(i)) {
-                        a.id = Some(id.clone());
-                    }
-                    if let Some(a) = s
-                        .allowed
-                        .iter_mut()
-                        .find(|a| a.id.as_deref() == Some(id.as_str()))
-                    {
-                        a.name = Some(who.clone());
-                    }
+                // Written only when something changed: their id, first
+                // time in by handle, or the name they show.
+                let known = state.allowed.iter().any(|a| {
+                    a.id.as_deref() == Some(id.as_str()) && a.name.as_deref() == Some(who.as_str())
                 });
+                if pin.is_some() || !known {
+                    let _ = self.state.update(name, |s| {
+                        if let Some(a) = pin.and_then(|i| s.allowed.get_mut(i)) {
+                            a.id = Some(id.clone());
+                        }
+                        if let Some(a) = s
+                            .allowed
+                            .iter_mut()
+                            .find(|a| a.id.as_deref() == Some(id.as_str()))
+                        {
+                            a.name = Some(who.clone());
+                        }
+                    });
+                }
                 self.post(&said, Speaker::Person).await;
             }
         }
