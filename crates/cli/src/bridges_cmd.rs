@@ -132,10 +132,9 @@ pub fn run(home: &Home, command: BridgesCommand) -> Result<(), Failure> {
         }
         BridgesCommand::Link { app } => {
             let app = known(&app)?;
-            if Secrets::load(&Settings::load(root)?.vault(root))?
+            if !Secrets::load(&Settings::load(root)?.vault(root))?
                 .bridges
-                .get(app)
-                .is_none()
+                .contains_key(app)
             {
                 return Err(Failure(
                     "Add the bot first: conch bridges add telegram --token-stdin".into(),

@@ -182,10 +182,9 @@ pub fn run(home: &Home, command: RoutinesCommand) -> Result<(), Failure> {
             let started =
                 runtime.block_on(client.call(reqwest::Method::POST, &path, Some(json!({}))))?;
             println!(
-                "Started \"{}\": its chat is {}. What it asks waits for you in Conch{}.",
+                "Started \"{}\": its chat is {}. What it asks waits for you in Conch (and in Telegram, when linked).",
                 routine.name,
                 started["chat"].as_str().unwrap_or("?"),
-                " (and in Telegram, when linked)"
             );
         }
     }
