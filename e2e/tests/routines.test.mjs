@@ -45,6 +45,12 @@ test("Settings lets the owner save a bot token, make a link code, and allow some
     await signIn(page, conch.url);
     await page.getByRole("link", { name: "Settings" }).click();
     const apps = page.locator(".chat-apps");
+    // Each way to be told can be turned off, and stays off.
+    const onPage = apps.getByLabel("Tell me on this page");
+    assert.equal(await onPage.isChecked(), true);
+    await onPage.uncheck();
+    await page.reload();
+    assert.equal(await page.locator(".chat-apps").getByLabel("Tell me on this page").isChecked(), false);
     await apps.getByLabel("Bot token").fill("not a token");
     await apps.getByRole("button", { name: "Save" }).click();
     await apps.locator(".error").waitFor();

@@ -264,6 +264,9 @@ export const api = {
   addRoutine: (r: { schedule: string; task: string; name?: string; mode?: Mode }) => call<Routine>("POST", "/api/routines", r),
   removeRoutine: (name: string) => call<unknown>("DELETE", `/api/routines/${encodeURIComponent(name)}`),
   runRoutine: (name: string) => call<{ chat: string }>("POST", `/api/routines/${encodeURIComponent(name)}/run`),
+  notificationWays: () => call<{ ways: { way: string; on: boolean; linked: boolean }[] }>("GET", "/api/settings/notifications"),
+  setNotificationWay: (way: string, on: boolean) =>
+    call<{ ways: { way: string; on: boolean; linked: boolean }[] }>("POST", "/api/settings/notifications", { [way]: on }),
   bridges: () => call<Bridge[]>("GET", "/api/bridges"),
   addBridge: (app: string, token: string, apiBase?: string) =>
     call<{ says: string }>("POST", `/api/bridges/${app}`, apiBase ? { token, apiBase } : { token }),

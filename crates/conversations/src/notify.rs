@@ -354,3 +354,94 @@ fn origin_name(origin: Origin) -> &'static str {
         Origin::Artifact => "artifact",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Default)]
+    struct Recording {
+        linked: bool,
+        got: Mutex<Vec<Notice>>,
+    }
+
+    impl Channel for Recording {
+        fn name(&self) -> &str {
+            "telegram"
+        }
+        fn linked(&self) -> bool {
+            self.linked
+        }
+        fn send(&self, notice: &Notice) {
+            self.got.lock().unwrap().push(notice.clone());
+        }
+    }
+
+    fn question(nobody_there: bool, others: &[&str]) -> Notice {
+        Notice::Question {
+            chat: "c".into(),
+            ask: "a".into(),
+            title: None,
+            origin: "owner".into(),
+            others: others.iter().map(|s| s.to_string()).collect(),
+            question: "Can I run `ls`?".into(),
+            note: None,
+            why: vec![],
+            always: false,
+            nobody_there,
+        }
+    }
+
+    /// Which questions reach the owner's chat app: every one from a chat
+    /// nobody is in or with someone else's words; the owner's own chats'
+    /// only while no page is open. Never to an app that isn't linked or
+    /// that the owner turned off.
+    #[test]
+    fn a_question_reaches_the_app_when_nobody_is_there_or_no_page_is_open() {
+        for web_open in [false, true] {
+            for nobody in [false, true] {
+                for others in [&[][..], &["Eve on telegram"][..]] {
+                    let notify = Notify::default();
+                    let app = Arc::new(Recording {
+                        linked: true,
+                        ..Recording::default()
+                    });
+                    notify.add_channel(app.clone());
+                    let _page = web_open.then(|| notify.subscribe());
+                    notify.send(question(nobody, others));
+                    let want = nobody || !others.is_empty() || !web_open;
+                    assert_eq!(
+                        app.got.lock().unwrap().len(),
+                        usize::from(want),
+                        "web_open {web_open}, nobody {nobody}, others {others:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn nothing_goes_to_an_app_not_linked_or_turned_off_and_pages_can_be_turned_off() {
+        let notify = Notify::default();
+        let unlinked = Arc::new(Recording::default());
+        notify.add_channel(unlinked.clone());
+        notify.send(question(true, &[]));
+        assert!(unlinked.got.lock().unwrap().is_empty());
+
+        let notify = Notify::default();
+        let linked = Arc::new(Recording {
+            linked: true,
+            ..Recording::default()
+        });
+        notify.add_channel(linked.clone());
+        let mut page = notify.subscribe();
+        notify.set_choices([("telegram".to_owned(), false)].into());
+        notify.send(question(true, &["Eve on telegram"]));
+        assert!(linked.got.lock().unwrap().is_empty());
+        assert!(matches!(page.try_recv(), Ok(Notice::Question { .. })));
+        notify.set_choices([("web".to_owned(), false)].into());
+        notify.send(question(true, &[]));
+        assert!(page.try_recv().is_err());
+        assert_eq!(linked.got.lock().unwrap().len(), 1);
+    }
+}

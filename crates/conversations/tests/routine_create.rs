@@ -47,7 +47,11 @@ async fn making_a_routine_from_a_chat_asks_in_full_trust_and_a_yes_makes_that_on
     let (home, work) = (dir.path().join("home"), dir.path().join("work"));
     std::fs::create_dir(&work).unwrap();
     let engine = Arc::new(ScriptedEngine::new([
-        vec![make("a", "every weekday at 8:00", "Résumé de ma boîte — 要約")],
+        vec![make(
+            "a",
+            "every weekday at 8:00",
+            "Résumé de ma boîte — 要約",
+        )],
         vec![make("b", "*/5 * * * *", "again")],
         vec![make("c", "every fortnight-ish", "bad schedule")],
         vec![Chunk::Text("done".into())],
@@ -71,13 +75,21 @@ async fn making_a_routine_from_a_chat_asks_in_full_trust_and_a_yes_makes_that_on
     let first = asked(&chat, 0).await;
     assert_eq!(first.why, ["runs-later.routine"]);
     assert_eq!(first.always, None);
-    assert!(first.question.contains("every weekday at 8:00"), "{}", first.question);
+    assert!(
+        first.question.contains("every weekday at 8:00"),
+        "{}",
+        first.question
+    );
     assert!(first.question.contains("Résumé de ma boîte — 要約"));
     // Even an "always" is this once.
-    chat.answer(&first.ask, Answer::Always, "owner".into()).await.unwrap();
+    chat.answer(&first.ask, Answer::Always, "owner".into())
+        .await
+        .unwrap();
     let second = asked(&chat, 1).await;
     assert_eq!(second.why, ["runs-later.routine"]);
-    chat.answer(&second.ask, Answer::Deny, "owner".into()).await.unwrap();
+    chat.answer(&second.ask, Answer::Deny, "owner".into())
+        .await
+        .unwrap();
     // A schedule that doesn't read is the model's to fix: nothing asked.
     for _ in 0..500 {
         if chat.log.with_view(|v| v.open_turn.is_none()) && !chat.is_running() {
@@ -103,5 +115,8 @@ async fn making_a_routine_from_a_chat_asks_in_full_trust_and_a_yes_makes_that_on
     assert_eq!(made.len(), 1, "{made:?}");
     assert_eq!(made[0].name, "r-a");
     assert_eq!(made[0].task, "Résumé de ma boîte — 要約");
-    assert_eq!(made[0].made_in.as_deref(), Some(format!("chat:{}", chat.id).as_str()));
+    assert_eq!(
+        made[0].made_in.as_deref(),
+        Some(format!("chat:{}", chat.id).as_str())
+    );
 }

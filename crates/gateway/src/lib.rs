@@ -103,6 +103,10 @@ pub fn router(state: AppState) -> Router {
         .route("/api/routines/{name}", delete(routes::routines::remove))
         .route("/api/routines/{name}/run", post(routes::routines::run))
         .route("/api/notifications", get(routes::notifications::stream))
+        .route(
+            "/api/settings/notifications",
+            get(routes::notifications::choices).post(routes::notifications::set_choices),
+        )
         .route("/api/bridges", get(routes::bridges::list))
         .route("/api/bridges/{app}", post(routes::bridges::add))
         .route("/api/bridges/{app}/link", post(routes::bridges::link))

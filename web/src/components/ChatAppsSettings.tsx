@@ -13,7 +13,11 @@ export function ChatAppsSettings() {
   const [user, setUser] = useState("");
   const [code, setCode] = useState<string | null>(null);
   const [notices, setNotices] = useState(notificationsAllowed());
-  const load = () => api.bridges().then(setBridges, (e) => setError(e.message));
+  const [ways, setWays] = useState<{ way: string; on: boolean; linked: boolean }[]>([]);
+  const load = () => {
+    void api.notificationWays().then((r) => setWays(r.ways), (e) => setError(e.message));
+    return api.bridges().then(setBridges, (e) => setError(e.message));
+  };
   useEffect(() => {
     void load();
   }, []);
@@ -40,6 +44,23 @@ export function ChatAppsSettings() {
           <button onClick={() => void askForNotifications().then(setNotices)}>Turn on browser notifications</button>
         )}
       </div>
+      <ul class="ways">
+        {ways.map((w) => (
+          <li key={w.way}>
+            <label>
+              <input
+                type="checkbox"
+                checked={w.on}
+                onChange={(e) =>
+                  void api.setNotificationWay(w.way, (e.target as HTMLInputElement).checked).then((r) => setWays(r.ways), (err) => setError(err.message))
+                }
+              />{" "}
+              {w.way === "web" ? "Tell me on this page" : `Tell me in ${w.way[0].toUpperCase()}${w.way.slice(1)}`}
+              {!w.linked && <span class="quiet"> (not linked yet)</span>}
+            </label>
+          </li>
+        ))}
+      </ul>
       {error && (
         <p class="error" role="alert">
           {error}
