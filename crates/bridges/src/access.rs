@@ -171,7 +171,7 @@ pub fn link(
 }
 
 /// Compares two hashes without stopping at the first difference.
-fn same(a: &str, b: &str) -> bool {
+pub(crate) fn same(a: &str, b: &str) -> bool {
     a.len() == b.len()
         && a.bytes()
             .zip(b.bytes())

@@ -130,6 +130,35 @@ pub trait ChatApp: Send + Sync {
     /// Changes what a message says; its buttons go.
     fn edit<'a>(&'a self, sent: &'a Sent, text: &'a str) -> BoxFuture<'a, Result<(), AppError>>;
 
+    /// Reads one update the app pushed to Conch's address (a webhook):
+    /// its cursor and what it is. None: not an update this app sends.
+    fn read_pushed(
+        &self,
+        body: &serde_json::Value,
+    ) -> BoxFuture<'_, Result<Option<(u64, Update)>, AppError>> {
+        let _ = body;
+        Box::pin(async { Ok(None) })
+    }
+
+    /// Tells the app to push updates to `url` with `secret` in each
+    /// request, or (None) to stop pushing so updates can be read.
+    fn push_to<'a>(
+        &'a self,
+        url: Option<&'a str>,
+        secret: &'a str,
+    ) -> BoxFuture<'a, Result<(), AppError>> {
+        let _ = secret;
+        // Nothing to take down; asking for pushes is refused.
+        let can = url.is_none();
+        Box::pin(async move {
+            if can {
+                Ok(())
+            } else {
+                Err(AppError::Refused("this app can't push updates".to_owned()))
+            }
+        })
+    }
+
     /// Answers a press (the app shows `text` briefly to who pressed).
     fn answer<'a>(&'a self, press: &'a str, text: &'a str) -> BoxFuture<'a, Result<(), AppError>>;
 }

@@ -139,6 +139,43 @@ impl ChatApp for Telegram {
         })
     }
 
+    fn read_pushed(&self, body: &Value) -> BoxFuture<'_, Result<Option<(u64, Update)>, AppError>> {
+        let body = body.clone();
+        Box::pin(async move {
+            let me = self.me().await?.clone();
+            Ok(body["update_id"]
+                .as_u64()
+                .map(|id| (id, read_update(&body, &me))))
+        })
+    }
+
+    fn push_to<'a>(
+        &'a self,
+        url: Option<&'a str>,
+        secret: &'a str,
+    ) -> BoxFuture<'a, Result<(), AppError>> {
+        Box::pin(async move {
+            match url {
+                Some(url) => self
+                    .call(
+                        "setWebhook",
+                        json!({
+                            "url": url,
+                            "secret_token": secret,
+                            "allowed_updates": ["message", "callback_query"],
+                        }),
+                    )
+                    .await
+                    .map(|_| ()),
+                // Updates waiting stay waiting: getUpdates reads them next.
+                None => self
+                    .call("deleteWebhook", json!({ "drop_pending_updates": false }))
+                    .await
+                    .map(|_| ()),
+            }
+        })
+    }
+
     fn say<'a>(
         &'a self,
         chat: &'a str,

@@ -12,7 +12,9 @@
 //! - a callback query can be answered once; again is 400.
 //!
 //! Updates are kept until a `getUpdates` with a higher `offset` confirms
-//! them, as Telegram keeps them.
+//! them, as Telegram keeps them. With `setWebhook`, they are pushed instead:
+//! each POSTed in order to the address with `X-Telegram-Bot-Api-Secret-Token`,
+//! sent again until it is answered 2xx, and `getUpdates` is 409.
 
 // Each test file uses some of it.
 #![allow(dead_code)]
@@ -58,6 +60,12 @@ struct World {
     faults: HashMap<String, VecDeque<(u16, String, Option<u64>)>>,
     /// Every call: (method, HTTP status answered).
     calls: Vec<(String, u16)>,
+    /// setWebhook's address and secret.
+    webhook: Option<(String, String)>,
+    /// Push the next update twice (as when an answer was lost).
+    repeat_next: bool,
+    /// Every push: (update_id, HTTP status answered).
+    pushes: Vec<(i64, u16)>,
 }
 
 #[derive(Clone)]
@@ -98,7 +106,21 @@ impl BotApi {
             .route("/{bot}/{method}", post(handle))
             .with_state(api.clone());
         tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        tokio::spawn(pusher(api.clone()));
         api
+    }
+
+    /// The next update pushed is pushed twice.
+    pub fn repeat_next_push(&self) {
+        self.world().repeat_next = true;
+    }
+
+    pub fn pushes(&self) -> Vec<(i64, u16)> {
+        self.world().pushes.clone()
+    }
+
+    pub fn webhook(&self) -> Option<(String, String)> {
+        self.world().webhook.clone()
     }
 
     fn world(&self) -> std::sync::MutexGuard<'_, World> {
@@ -249,6 +271,23 @@ async fn answer(api: &BotApi, bot: &str, method: &str, body: Value) -> Response 
         return err(status, &description, retry_after);
     }
     match method {
+        "setWebhook" => {
+            let (Some(url), secret) = (body["url"].as_str(), body["secret_token"].as_str().unwrap_or("")) else {
+                return err(400, "Bad Request: bad webhook: An HTTPS URL must be provided for webhook", None);
+            };
+            api.world().webhook = Some((url.to_owned(), secret.to_owned()));
+            api.arrived.notify_waiters();
+            ok(json!(true))
+        }
+        "deleteWebhook" => {
+            api.world().webhook = None;
+            ok(json!(true))
+        }
+        "getUpdates" if api.world().webhook.is_some() => err(
+            409,
+            "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first",
+            None,
+        ),
         "getMe" => {
             ok(json!({ "id": BOT_ID, "is_bot": true, "first_name": "Conch", "username": BOT_NAME }))
         }
@@ -348,6 +387,49 @@ async fn get_updates(api: &BotApi, body: &Value) -> Response {
             }
         }
         let _ = tokio::time::timeout_at(deadline, arrived).await;
+    }
+}
+
+/// Pushes updates in order while a webhook is set.
+async fn pusher(api: BotApi) {
+    let http = reqwest::Client::new();
+    loop {
+        let arrived = api.arrived.notified();
+        let next = {
+            let w = api.world();
+            match (&w.webhook, w.updates.front()) {
+                (Some((url, secret)), Some(u)) => Some((url.clone(), secret.clone(), u.clone())),
+                _ => None,
+            }
+        };
+        let Some((url, secret, update)) = next else {
+            let _ = tokio::time::timeout(Duration::from_millis(200), arrived).await;
+            continue;
+        };
+        let status = http
+            .post(&url)
+            .header("X-Telegram-Bot-Api-Secret-Token", &secret)
+            .json(&update)
+            .send()
+            .await
+            .map(|r| r.status().as_u16())
+            .unwrap_or(0);
+        let id = update["update_id"].as_i64().unwrap();
+        {
+            let mut w = api.world();
+            w.pushes.push((id, status));
+            if (200..300).contains(&status) {
+                if w.repeat_next {
+                    w.repeat_next = false;
+                } else if w.updates.front().and_then(|u| u["update_id"].as_i64()) == Some(id) {
+                    w.updates.pop_front();
+                }
+            }
+        }
+        api.changed.notify_waiters();
+        if !(200..300).contains(&status) {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
     }
 }
 
