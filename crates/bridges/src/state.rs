@@ -33,6 +33,10 @@ pub struct BridgeState {
     /// The one-time code waiting to link the owner.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub link: Option<LinkCode>,
+    /// The owner's public address, when the app should push updates to
+    /// `{webhook}/hooks/{app}` instead of being polled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub webhook: Option<String>,
     /// Every update up to this one is handled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cursor: Option<u64>,
@@ -117,6 +121,7 @@ pub fn summary(
         "linkWaiting": s.link.as_ref().is_some_and(|l| l.expires > now),
         "allowed": s.allowed.iter().map(|a| serde_json::json!({ "id": a.id, "handle": a.handle, "name": a.name })).collect::<Vec<_>>(),
         "chats": s.chats.len(),
+        "webhook": s.webhook,
     })
 }
 

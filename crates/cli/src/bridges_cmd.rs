@@ -29,6 +29,15 @@ pub enum BridgesCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Have the app push updates to Conch at your public address (ADDRESS/hooks/telegram)
+    /// instead of Conch asking for them; --off to go back to asking.
+    Webhook {
+        app: String,
+        /// Your public address, like https://conch.example.com.
+        address: Option<String>,
+        #[arg(long, conflicts_with = "address")]
+        off: bool,
+    },
     /// Forget a chat app, its token and who was allowed.
     Remove { app: String },
 }
@@ -116,9 +125,18 @@ pub fn run(home: &Home, command: BridgesCommand) -> Result<(), Failure> {
             let settings = Settings::load(root)?;
             let vault = settings.vault(root);
             let mut secrets = Secrets::load(&vault)?;
-            secrets
+            // A new token keeps the webhook's secret, if there is one.
+            let webhook_secret = secrets
                 .bridges
-                .insert(app.to_owned(), BridgeSecret { token });
+                .get(app)
+                .and_then(|b| b.webhook_secret.clone());
+            secrets.bridges.insert(
+                app.to_owned(),
+                BridgeSecret {
+                    token,
+                    webhook_secret,
+                },
+            );
             secrets.save(&vault)?;
             state.update(app, |s| s.api_base = base.clone())?;
             match check {
@@ -228,6 +246,54 @@ pub fn run(home: &Home, command: BridgesCommand) -> Result<(), Failure> {
                     println!("  allowed: {who}{name}");
                 }
             }
+        }
+        BridgesCommand::Webhook { app, address, off } => {
+            let app = known(&app)?;
+            let settings = Settings::load(root)?;
+            let vault = settings.vault(root);
+            let mut secrets = Secrets::load(&vault)?;
+            let Some(bridge) = secrets.bridges.get_mut(app) else {
+                return Err(Failure(
+                    "Add the bot first: conch bridges add telegram --token-stdin".into(),
+                ));
+            };
+            if off {
+                bridge.webhook_secret = None;
+                secrets.save(&vault)?;
+                state.update(app, |s| s.webhook = None)?;
+                println!("Conch will ask Telegram for messages again (from its next start).");
+                return Ok(());
+            }
+            let Some(address) = address else {
+                return Err(Failure("Give your public address (conch bridges webhook telegram https://conch.example.com), or --off.".into()));
+            };
+            let address = match reqwest::Url::parse(address.trim()) {
+                Ok(u) if u.scheme() == "https" || (u.scheme() == "http" && u.host_str().is_some_and(|h| h == "127.0.0.1" || h == "localhost")) => {
+                    u.as_str().trim_end_matches('/').to_owned()
+                }
+                _ => {
+                    return Err(Failure(format!(
+                        "\"{}\" isn't an https address. Telegram only pushes to https (like https://conch.example.com).",
+                        address.chars().take(80).collect::<String>()
+                    )))
+                }
+            };
+            let mut random = [0u8; 24];
+            getrandom::fill(&mut random).map_err(|_| {
+                Failure("This computer gave Conch no randomness for the webhook's secret, so nothing changed.".into())
+            })?;
+            const ALPHABET: &[u8; 64] =
+                b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+            let secret: String = random
+                .iter()
+                .map(|b| ALPHABET[(b & 63) as usize] as char)
+                .collect();
+            bridge.webhook_secret = Some(secret);
+            secrets.save(&vault)?;
+            state.update(app, |s| s.webhook = Some(address.clone()))?;
+            println!(
+                "From its next start, Conch has Telegram push messages to {address}/hooks/telegram. Conch must answer at that address: start it with --allow-host for that name (and behind your https proxy)."
+            );
         }
         BridgesCommand::Remove { app } => {
             let app = known(&app)?;

@@ -10,8 +10,16 @@ use conversations::routine::RunAsChat;
 use conversations::settings::SETTINGS_FILE;
 use conversations::{Chats, Home, Secrets, Settings};
 
-/// Starts them; the lines `conch serve` prints about them.
-pub fn start(home: &Home, settings: &Settings, chats: &Arc<Chats>) -> (String, Option<String>) {
+/// What was started: the lines `conch serve` prints, and a chat app whose
+/// updates come to `/hooks/{app}`.
+pub struct Started {
+    pub routines_line: String,
+    pub bridge_line: Option<String>,
+    pub hook: Option<(String, Arc<Relay>)>,
+}
+
+/// Starts them.
+pub fn start(home: &Home, settings: &Settings, chats: &Arc<Chats>) -> Started {
     let notify = chats.notify();
     if let Some(choices) = settings
         .other
@@ -47,10 +55,12 @@ pub fn start(home: &Home, settings: &Settings, chats: &Arc<Chats>) -> (String, O
         Err(e) => format!("Routines can't run: {e}."),
     };
 
-    let token = Secrets::load(&settings.vault(&root))
+    let secret = Secrets::load(&settings.vault(&root))
         .ok()
-        .and_then(|s| s.bridges.get("telegram").map(|b| b.token.clone()));
-    let bridge_line = token.map(|token| {
+        .and_then(|s| s.bridges.get("telegram").cloned());
+    let mut hook = None;
+    let bridge_line = secret.map(|secret| {
+        let token = secret.token;
         let state = StateFile::new(&root);
         let base = state.get("telegram").ok().and_then(|s| s.api_base);
         match Telegram::new(&token, base.as_deref(), DEFAULT_POLL_SECONDS) {
@@ -60,17 +70,41 @@ pub fn start(home: &Home, settings: &Settings, chats: &Arc<Chats>) -> (String, O
                     .clone()
                     .unwrap_or_else(|| "the owner".to_owned());
                 let relay = Relay::new(app, chats.clone(), &root, &owner, Waits::default());
-                tokio::spawn(relay.run());
+                let webhook = state.get("telegram").ok().and_then(|s| s.webhook);
+                let how = match (webhook, secret.webhook_secret) {
+                    (Some(address), Some(secret)) => {
+                        let url = format!("{address}/hooks/telegram");
+                        hook = Some(("telegram".to_owned(), relay.clone()));
+                        let pushing = relay.clone();
+                        let said = url.clone();
+                        tokio::spawn(async move {
+                            if let Err(e) = pushing.push_to(&said, &secret).await {
+                                conversations::warn(&format!(
+                                    "Telegram couldn't be told to push to {said}: {e}"
+                                ));
+                            }
+                        });
+                        format!(", pushing to {url}")
+                    }
+                    _ => {
+                        tokio::spawn(relay.run());
+                        String::new()
+                    }
+                };
                 let linked = state.get("telegram").ok().and_then(|s| s.owner);
                 match linked {
-                    Some(o) => format!("Telegram: on, linked to {}.", o.name),
+                    Some(o) => format!("Telegram: on{how}, linked to {}.", o.name),
                     None => {
-                        "Telegram: on, not linked yet (conch bridges link telegram).".to_owned()
+                        format!("Telegram: on{how}, not linked yet (conch bridges link telegram).")
                     }
                 }
             }
             Err(e) => format!("Telegram can't start: {e}"),
         }
     });
-    (routines_line, bridge_line)
+    Started {
+        routines_line,
+        bridge_line,
+        hook,
+    }
 }

@@ -23,6 +23,10 @@ pub struct Secrets {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct BridgeSecret {
     pub token: String,
+    /// What the app sends with each pushed update (a webhook), so nobody
+    /// else can push one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub webhook_secret: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -121,6 +121,7 @@ pub fn router(state: AppState) -> Router {
         ));
     let open = Router::new()
         .route("/api/health", get(routes::health::health))
+        .route("/hooks/{app}", post(routes::bridges::hook))
         .route(
             "/api/session",
             post(routes::session::sign_in).delete(routes::session::sign_out),

@@ -125,9 +125,18 @@ pub async fn add(
         let settings = Settings::load(&root).map_err(failed)?;
         let vault = settings.vault(&root);
         let mut secrets = Secrets::load(&vault).map_err(failed)?;
-        secrets
+        // A new token keeps the webhook's secret, if there is one.
+        let webhook_secret = secrets
             .bridges
-            .insert(app.to_owned(), BridgeSecret { token });
+            .get(app)
+            .and_then(|b| b.webhook_secret.clone());
+        secrets.bridges.insert(
+            app.to_owned(),
+            BridgeSecret {
+                token,
+                webhook_secret,
+            },
+        );
         secrets.save(&vault).map_err(failed)?;
         StateFile::new(&root)
             .update(app, |s| s.api_base = base)
@@ -219,4 +228,23 @@ pub async fn disallow(
             "They weren't allowed, so nothing changed.",
         ))
     }
+}
+
+/// `POST /hooks/{app}`: an update the app pushed (a webhook). Not signed
+/// in: the app proves itself with the secret it was given
+/// (`X-Telegram-Bot-Api-Secret-Token`), checked before anything is read.
+pub async fn hook(
+    State(state): State<AppState>,
+    Path(app): Path<String>,
+    headers: axum::http::HeaderMap,
+    body: axum::body::Bytes,
+) -> StatusCode {
+    let Some(relay) = state.hooks.get(&app).cloned() else {
+        return StatusCode::NOT_FOUND;
+    };
+    let secret = headers
+        .get("x-telegram-bot-api-secret-token")
+        .and_then(|v| v.to_str().ok());
+    StatusCode::from_u16(relay.pushed(secret, &body).await)
+        .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
 }
