@@ -99,15 +99,20 @@ impl Questions {
                     text: "Deny".into(),
                     data: format!("deny:{reference}"),
                 });
+                // Known before it is sent: the owner can press a button
+                // before the app's answer to sending it reaches Conch.
+                lock(&self.refs).insert(reference.clone(), (chat.clone(), ask.clone()));
                 match patiently(waits, || self.app.say(&owner_chat, &text, &buttons)).await {
                     Ok(sent) => {
-                        lock(&self.refs).insert(reference, (chat.clone(), ask.clone()));
                         lock(&self.sent).insert((chat, ask), (sent, text));
                     }
-                    Err(e) => conversations::warn(&format!(
-                        "{}: a question couldn't be sent: {e}",
-                        self.app.name()
-                    )),
+                    Err(e) => {
+                        lock(&self.refs).remove(&reference);
+                        conversations::warn(&format!(
+                            "{}: a question couldn't be sent: {e}",
+                            self.app.name()
+                        ))
+                    }
                 }
             }
             Notice::Settled {

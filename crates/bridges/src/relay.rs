@@ -43,6 +43,9 @@ impl Default for Waits {
     }
 }
 
+/// How long a refused stranger goes untold before being told again.
+pub const REFUSE_AGAIN_AFTER: Duration = Duration::from_secs(10 * 60);
+
 pub struct Relay {
     pub(crate) app: Arc<dyn ChatApp>,
     pub(crate) chats: Arc<Chats>,
@@ -56,6 +59,10 @@ pub struct Relay {
     said: Mutex<Option<String>>,
     /// With a webhook: the secret each pushed request must carry.
     push_secret: std::sync::OnceLock<String>,
+    /// When each stranger was last refused: told once in a while, not at
+    /// every message, so a flood of strangers can't use up the app's
+    /// patience (429s) that the owner's messages need.
+    refused: Mutex<std::collections::HashMap<String, std::time::Instant>>,
     /// Pushed updates are handled one at a time, in order, past this cursor.
     pushed_cursor: tokio::sync::Mutex<Option<Option<u64>>>,
 }
@@ -90,6 +97,7 @@ impl Relay {
             questions,
             following: Mutex::new(HashSet::new()),
             said: Mutex::new(None),
+            refused: Mutex::new(std::collections::HashMap::new()),
             push_secret: std::sync::OnceLock::new(),
             pushed_cursor: tokio::sync::Mutex::new(None),
         })
@@ -184,6 +192,20 @@ impl Relay {
         }
     }
 
+    /// Whether a stranger should be told (again): once per
+    /// [`REFUSE_AGAIN_AFTER`].
+    fn first_refusal(&self, id: &str) -> bool {
+        let now = std::time::Instant::now();
+        let mut refused = self.refused.lock().unwrap_or_else(|p| p.into_inner());
+        // Forget those told long ago, so the map stays small.
+        refused.retain(|_, at| now.duration_since(*at) < REFUSE_AGAIN_AFTER);
+        if refused.contains_key(id) {
+            return false;
+        }
+        refused.insert(id.to_owned(), now);
+        true
+    }
+
     fn say_once(&self, sentence: &str) {
         let mut said = self.said.lock().unwrap_or_else(|p| p.into_inner());
         if said.as_deref() != Some(sentence) {
@@ -212,7 +234,11 @@ impl Relay {
         };
         match access::route(&state, &said, &self.owner_name) {
             Route::Ignore => {}
-            Route::Refuse(sentence) => self.tell(&said.chat, &sentence).await,
+            Route::Refuse(sentence) => {
+                if self.first_refusal(&said.from.id) {
+                    self.tell(&said.chat, &sentence).await;
+                }
+            }
             Route::LinkInGroup => {
                 let _ = self.state.update(name, |s| s.link = None);
                 self.tell(&said.chat, access::LINK_IN_GROUP).await;

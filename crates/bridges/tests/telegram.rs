@@ -153,7 +153,15 @@ async fn someone_elses_request_asks_the_owner_in_telegram_and_the_owners_button_
         [access::refused("Ada", &MALLORY.to_string())]
     );
     assert!(w.chats.list().is_empty(), "a stranger's words made a chat");
+    // Writing again, they aren't told again for a while (a flood of
+    // strangers can't use up the bot's sending for the owner).
+    w.api.direct(MALLORY, "Mallory", Some("mal"), "hello??");
+    let last = w.api.direct(MALLORY, "Mallory", Some("mal"), "hello???") as u64;
+    while w.state.get("telegram").unwrap().cursor < Some(last) {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 
+    assert_eq!(texts(&w.api, MALLORY).len(), 1);
     // The owner allows Eve by handle.
     bridges::relay::allow(&w.state, "telegram", access::parse_user("@Eve").unwrap()).unwrap();
     w.api.direct(
@@ -493,4 +501,56 @@ async fn edits_and_presses_behave_as_the_real_api() {
     let wrong = Telegram::new("999:nope", Some(&api.base), 1).unwrap();
     let e = wrong.say("1", "x", &[]).await.unwrap_err().to_string();
     assert!(e.contains("token") && !e.contains("999:nope"), "{e}");
+}
+
+/// The owner saw the question and pressed Once before Telegram's answer to
+/// sending it reached Conch: the press still answers it (it used to say
+/// "That question is over." and take the buttons away).
+#[tokio::test]
+async fn a_button_pressed_before_sending_it_was_confirmed_still_answers() {
+    let engine = Arc::new(ScriptedEngine::new([
+        vec![command("c1", "echo pressed-early")],
+        vec![Chunk::Text("ran".into())],
+    ]));
+    let w = world(engine, Mode::Ask).await;
+    start(&w);
+    link_ada(&w).await;
+    bridges::relay::allow(
+        &w.state,
+        "telegram",
+        access::parse_user(&EVE.to_string()).unwrap(),
+    )
+    .unwrap();
+    w.api
+        .slow_next("sendMessage", 3, Duration::from_millis(1500));
+    w.api.direct(EVE, "Eve", None, "run it please");
+    w.api
+        .until("the question is on the owner's phone", |a| {
+            a.said_in(ADA).iter().any(|m| m.buttons.is_some())
+        })
+        .await;
+    let q = w
+        .api
+        .said_in(ADA)
+        .into_iter()
+        .find(|m| m.buttons.is_some())
+        .unwrap();
+    let once = q.buttons.as_ref().unwrap()[0][0]["callback_data"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let pressed = w.api.press(ADA, "Ada", &q, &once);
+    w.api
+        .until("the press is answered", |a| {
+            a.answers().iter().any(|(id, _)| *id == pressed)
+        })
+        .await;
+    assert_eq!(w.api.answers().last().unwrap().1, "Allowed once.");
+    w.api
+        .until("the question says so", |a| {
+            a.said_in(ADA)
+                .iter()
+                .any(|m| m.id == q.id && m.text.ends_with("— Allowed once."))
+        })
+        .await;
 }

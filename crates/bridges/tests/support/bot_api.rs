@@ -66,6 +66,9 @@ struct World {
     repeat_next: bool,
     /// Every push: (update_id, HTTP status answered).
     pushes: Vec<(i64, u16)>,
+    /// Calls of a method answered late (done at once, answered after the
+    /// wait): how many more, and how late.
+    slow: HashMap<String, (u32, Duration)>,
 }
 
 #[derive(Clone)]
@@ -108,6 +111,12 @@ impl BotApi {
         tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
         tokio::spawn(pusher(api.clone()));
         api
+    }
+
+    /// The next `n` calls of `method` are done at once but answered `late`,
+    /// as over a slow network.
+    pub fn slow_next(&self, method: &str, n: u32, late: Duration) {
+        self.world().slow.insert(method.to_owned(), (n, late));
     }
 
     /// The next update pushed is pushed twice.
@@ -253,8 +262,23 @@ async fn handle(
     Json(body): Json<Value>,
 ) -> Response {
     let response = answer(&api, &bot, &method, body).await;
-    api.world().calls.push((method, response.status().as_u16()));
+    api.world()
+        .calls
+        .push((method.clone(), response.status().as_u16()));
     api.changed.notify_waiters();
+    let late = {
+        let mut w = api.world();
+        match w.slow.get_mut(&method) {
+            Some((n, late)) if *n > 0 => {
+                *n -= 1;
+                Some(*late)
+            }
+            _ => None,
+        }
+    };
+    if let Some(late) = late {
+        tokio::time::sleep(late).await;
+    }
     response
 }
 
