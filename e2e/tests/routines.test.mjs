@@ -74,3 +74,38 @@ test("Settings lets the owner save a bot token, make a link code, and allow some
     conch.stop();
   }
 });
+
+test("a routine's question shows as Needs you and is answered from Activity", async () => {
+  const conch = await startConch();
+  const b = await browser();
+  try {
+    const { page } = b;
+    await signIn(page, conch.url);
+    await page.getByRole("link", { name: "Routines" }).click();
+    await page.getByLabel("When").fill("0 8 * * 1-5");
+    await page.getByLabel("What to do each time").fill("run `echo from-a-routine`");
+    await page.getByRole("button", { name: "Make the routine" }).click();
+    const item = page.locator(".routines-list li", { hasText: "echo from-a-routine" });
+    await item.getByRole("button", { name: "Run now" }).click();
+    await page.waitForURL(/\/chats\//);
+    // Nobody is there in a routine's chat: the question waits for the owner.
+    const needs = page.locator(".needs-you");
+    await needs.waitFor({ timeout: 15000 });
+    assert.match(await needs.innerText(), /Needs you \(1\)/);
+    await needs.click();
+    const row = page.locator(".activity-row.waiting", { hasText: "echo from-a-routine" });
+    await row.waitFor();
+    await shot(page, "routines-3-needs-you");
+    await row.getByRole("button", { name: "Once" }).click();
+    await row.waitFor({ state: "detached", timeout: 10000 });
+    await needs.waitFor({ state: "detached", timeout: 15000 });
+    // It ran, once.
+    await page.getByRole("button", { name: "Everything" }).click();
+    await page.locator(".activity-row", { hasText: "Ran `echo from-a-routine`" }).locator("text=exit code 0").waitFor({ timeout: 10000 });
+    await page.locator(".activity-row.kind-routine", { hasText: "echo from-a-routine" }).waitFor();
+    assert.deepEqual(b.errors, []);
+  } finally {
+    await b.close();
+    conch.stop();
+  }
+});

@@ -51,6 +51,10 @@ export interface ChatSummary {
   created: string | null;
   updated: string | null;
   running: boolean;
+  /** Questions waiting for the owner in it. */
+  waiting?: number;
+  /** For a routine's run: the routine's id. */
+  routine?: string;
 }
 
 export interface Hold {

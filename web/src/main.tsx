@@ -46,7 +46,8 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
   const loadApps = useCallback(() => void loadPinned().then(setApps, () => undefined), []);
   // The owner's notifications: a question somewhere (a chat app's, a
   // routine's) shows as a browser notification while this page is hidden.
-  useEffect(() => listenForNotices((chat) => navigate(`/chats/${chat}`)), []);
+  // Each notice changes what needs you: the chat list says.
+  useEffect(() => listenForNotices((chat) => navigate(`/chats/${chat}`), () => loadChats()), []);
   useEffect(() => {
     loadChats();
     loadApps();
@@ -141,7 +142,7 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
         {r.page === "skills" && <SkillsPage id={r.id} />}
         {r.page === "settings" && <SettingsPage onSignOut={onSignOut} />}
         {r.page === "security" && <SecurityPage />}
-        {r.page === "activity" && <ActivityPage />}
+        {r.page === "activity" && <ActivityPage key={r.waiting ? "waiting" : "all"} waiting={r.waiting} />}
         {r.page === "routines" && <RoutinesPage />}
         {r.page === "app" && <AppRoute key={r.id} id={r.id} />}
       </main>

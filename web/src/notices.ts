@@ -34,8 +34,8 @@ export async function askForNotifications(): Promise<boolean> {
   return (await Notification.requestPermission()) === "granted";
 }
 
-/** Starts listening; returns what stops it. */
-export function listenForNotices(open: (chat: string) => void): () => void {
+/** Starts listening (`changed` is told of every notice); returns what stops it. */
+export function listenForNotices(open: (chat: string) => void, changed: () => void = () => undefined): () => void {
   if (typeof EventSource === "undefined") return () => undefined;
   const source = new EventSource("/api/notifications");
   source.onmessage = (e) => {
@@ -45,6 +45,7 @@ export function listenForNotices(open: (chat: string) => void): () => void {
     } catch {
       return;
     }
+    changed();
     const key = "ask" in notice ? `${notice.chat}/${notice.ask}` : notice.chat;
     if (notice.kind === "settled") {
       shown.get(key)?.close();

@@ -30,7 +30,7 @@ export type Route =
   | { page: "skills"; id?: string }
   | { page: "settings" }
   | { page: "security" }
-  | { page: "activity" }
+  | { page: "activity"; waiting?: boolean }
   | { page: "routines" }
   | { page: "app"; id: string };
 
@@ -40,7 +40,7 @@ export function route(path: string): Route {
   if (parts[0] === "skills") return { page: "skills", id: parts[1] };
   if (parts[0] === "settings" && parts[1] === "security") return { page: "security" };
   if (parts[0] === "settings") return { page: "settings" };
-  if (parts[0] === "activity") return { page: "activity" };
+  if (parts[0] === "activity") return { page: "activity", waiting: new URLSearchParams(location.search).has("waiting") };
   if (parts[0] === "routines") return { page: "routines" };
   if (parts[0] === "apps" && parts[1]) return { page: "app", id: parts[1] };
   return { page: "home" };

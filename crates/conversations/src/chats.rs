@@ -134,6 +134,9 @@ pub struct ChatSummary {
     pub created: Option<String>,
     pub updated: Option<String>,
     pub running: bool,
+    /// Questions waiting for the owner (only an open chat can have one: a
+    /// restart ends them).
+    pub waiting: usize,
 }
 
 /// How much of an unopened chat's log a list reads for its title.
@@ -462,6 +465,7 @@ impl Chats {
                         created: created_at,
                         updated: Some(protocol::format_rfc3339(modified)),
                         running,
+                        waiting: view.pending.len(),
                     },
                 ))
             })

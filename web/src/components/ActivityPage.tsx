@@ -73,8 +73,8 @@ function Row({ r, onAnswered }: { r: ActivityRow; onAnswered: () => void }) {
   );
 }
 
-export function ActivityPage() {
-  const [filter, setFilter] = useState("all");
+export function ActivityPage({ waiting }: { waiting?: boolean } = {}) {
+  const [filter, setFilter] = useState(waiting ? "waiting" : "all");
   const [rows, setRows] = useState<ActivityRow[]>([]);
   const [next, setNext] = useState<string | null>(null);
   const [done, setDone] = useState(false);
