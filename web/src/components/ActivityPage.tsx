@@ -13,6 +13,7 @@ const FILTERS: { id: string; label: string; kinds?: string[]; waiting?: boolean 
   { id: "waiting", label: "Still waiting", waiting: true },
   { id: "read", label: "Read from outside", kinds: ["read"] },
   { id: "skill", label: "Skills", kinds: ["skill"] },
+  { id: "routine", label: "Routines", kinds: ["routine"] },
   { id: "security", label: "Security", kinds: ["security"] },
 ];
 
