@@ -115,8 +115,15 @@ pub fn route(state: &BridgeState, said: &Said, owner_name: &str) -> Route {
             return Route::Person { pin: Some(i) };
         }
     }
+    if state.owner.is_none() {
+        return Route::Refuse(NOT_LINKED.to_owned());
+    }
     Route::Refuse(refused(owner_name, &said.from.id))
 }
+
+/// What anyone but a linking owner is told while nobody is linked: the
+/// owner's first message to their new bot gets told what to do.
+pub const NOT_LINKED: &str = "This bot isn't linked to its owner yet, so I can't talk with you. If it's yours, run conch bridges link telegram on your computer and send me /link and the code.";
 
 /// What a stranger is told.
 pub fn refused(owner_name: &str, id: &str) -> String {

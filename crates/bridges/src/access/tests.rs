@@ -79,6 +79,17 @@ fn a_stranger_is_refused_with_their_id_and_the_owners_name() {
 }
 
 #[test]
+fn before_the_owner_links_a_stranger_is_told_how_to_link() {
+    let s = BridgeState::default();
+    let r = route(
+        &s,
+        &said(person("1", "Ada", None), Place::Direct, "/start", false),
+        "the owner",
+    );
+    assert_eq!(r, Route::Refuse(NOT_LINKED.into()));
+}
+
+#[test]
 fn a_handle_lets_in_once_then_the_id_is_pinned() {
     let s = state();
     let eve = person("5", "Eve", Some("Eve_X"));
@@ -309,6 +320,9 @@ fn who_is_writing_is_decided_by_id_whatever_else_they_send() {
                     && from.handle.as_deref().map(handle) == s.allowed[i].handle
             });
             assert!(by_id || by_handle, "{seed}: {w:?} {got:?}");
+        }
+        if s.owner.is_none() && !matches!(got, Route::Person { .. }) {
+            assert_eq!(got, Route::Refuse(NOT_LINKED.to_owned()), "{seed}");
         }
         if matches!(got, Route::Refuse(_)) {
             assert!(
