@@ -316,7 +316,7 @@ fn names_bot(m: &Value, text: &str, me: &Me) -> bool {
         let (Some(offset), Some(length)) = (e["offset"].as_u64(), e["length"].as_u64()) else {
             return false;
         };
-        let (start, end) = (offset as usize, (offset + length) as usize);
+        let (start, end) = (offset as usize, offset.saturating_add(length) as usize);
         let Some(part) = units.get(start..end).map(String::from_utf16_lossy) else {
             return false;
         };
