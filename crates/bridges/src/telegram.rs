@@ -372,6 +372,127 @@ mod tests {
         assert!(!names_bot(&m, "/help@other_bot", &me()));
     }
 
+    /// xorshift64*, seeded per example so a failure is reproducible.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    /// Whatever an update holds (fields missing or of the wrong type, any
+    /// text, entities anywhere, huge offsets), reading it never panics; a
+    /// message names the bot only through an entity that covers exactly
+    /// `@bot` (any case), a command to it, or a reply to it; and who wrote
+    /// is the numeric id in `from`, whatever name they show.
+    #[test]
+    fn any_update_reads_without_panicking_and_only_real_mentions_count() {
+        let texts = [
+            "hi",
+            "@conch_bot",
+            "@Conch_Bot run",
+            "Привет 👋 @conch_bot",
+            "@conch_bo",
+            "@conch_bott x",
+            "/help@conch_bot",
+            "",
+            "é\u{200d}",
+        ];
+        let types = [
+            json!("mention"),
+            json!("bot_command"),
+            json!("text_mention"),
+            json!("bold"),
+            json!(5),
+            Value::Null,
+        ];
+        for seed in 1..3000u64 {
+            let mut r = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+            let text = texts[r.below(texts.len() as u64) as usize];
+            let units = text.encode_utf16().count() as u64;
+            let mut entities = Vec::new();
+            for _ in 0..r.below(3) {
+                let offset = if r.below(10) == 0 {
+                    u64::MAX - r.below(3)
+                } else {
+                    r.below(units + 2)
+                };
+                let length = if r.below(10) == 0 {
+                    u64::MAX
+                } else {
+                    r.below(units + 2)
+                };
+                entities.push(json!({
+                    "type": types[r.below(types.len() as u64) as usize],
+                    "offset": offset,
+                    "length": length,
+                    "user": { "id": if r.below(2) == 0 { 42 } else { 7 } },
+                }));
+            }
+            let from = match r.below(4) {
+                0 => json!({ "id": 9, "first_name": "Ada" }),
+                1 => json!({ "id": "9", "first_name": "Ada" }),
+                2 => json!({ "first_name": "Ada" }),
+                _ => json!({ "id": 9, "first_name": "", "username": "ada" }),
+            };
+            let mut message = json!({
+                "message_id": 1,
+                "from": from,
+                "chat": { "id": if r.below(5) == 0 { json!("x") } else { json!(-100) }, "type": if r.below(2) == 0 { "private" } else { "supergroup" } },
+                "entities": entities,
+            });
+            if r.below(6) != 0 {
+                message["text"] = json!(text);
+            }
+            if r.below(8) == 0 {
+                message["reply_to_message"] = json!({ "from": { "id": 42 } });
+            }
+            let update = json!({ "update_id": seed, "message": message });
+            match read_update(&update, &me()) {
+                Update::Said(said) => {
+                    assert_eq!(said.from.id, "9", "{seed}");
+                    assert!(!said.from.name.is_empty(), "{seed}");
+                    if said.mentions_bot {
+                        let reply = message.get("reply_to_message").is_some();
+                        let units: Vec<u16> = text.encode_utf16().collect();
+                        let real = message["entities"].as_array().unwrap().iter().any(|e| {
+                            let (Some(o), Some(l)) = (e["offset"].as_u64(), e["length"].as_u64())
+                            else {
+                                return false;
+                            };
+                            let Some(part) = units.get(o as usize..o.saturating_add(l) as usize)
+                            else {
+                                return false;
+                            };
+                            let part = String::from_utf16_lossy(part).to_lowercase();
+                            match e["type"].as_str() {
+                                Some("mention") => part == "@conch_bot",
+                                Some("bot_command") => part.ends_with("@conch_bot"),
+                                Some("text_mention") => e["user"]["id"] == 42,
+                                _ => false,
+                            }
+                        });
+                        assert!(reply || real, "{seed}: {message}");
+                    }
+                }
+                Update::Other => {
+                    let readable = message["text"].is_string()
+                        && message["from"]["id"].is_i64()
+                        && message["chat"]["id"].is_i64();
+                    assert!(!readable, "{seed}: {message}");
+                }
+                Update::Pressed(_) => panic!("{seed}: a message read as a press"),
+            }
+        }
+    }
+
     #[test]
     fn a_long_message_is_cut_to_telegrams_limit() {
         let long = "é".repeat(5000);
