@@ -114,6 +114,11 @@ pub trait ChatApp: Send + Sync {
     /// The app's name, lowercase (`telegram`): settings, `by` in answers.
     fn name(&self) -> &'static str;
 
+    /// The most characters one message may have.
+    fn max_chars(&self) -> usize {
+        usize::MAX
+    }
+
     /// Updates after `cursor` (every one up to and including it is
     /// handled), each with its own cursor, waiting a while when there are
     /// none. Asking again after `cursor` tells the app those are done.

@@ -83,7 +83,10 @@ impl Questions {
                 always,
                 ..
             } => {
-                let text = question_text(title.as_deref(), &others, &question, note.as_deref());
+                let text = within(
+                    question_text(title.as_deref(), &others, &question, note.as_deref()),
+                    self.app.max_chars(),
+                );
                 let reference = conversations::ids::random_id(12);
                 let mut buttons = vec![Button {
                     text: "Once".into(),
@@ -143,7 +146,9 @@ impl Questions {
                 } else {
                     format!("The routine \"{routine}\" finished:\n\n{says}")
                 };
-                if let Err(e) = patiently(waits, || self.app.say(&owner_chat, &text, &[])).await {
+                if let Err(e) =
+                    crate::relay::say_all(self.app.as_ref(), waits, &owner_chat, &text).await
+                {
                     conversations::warn(&format!(
                         "{}: a routine's result couldn't be sent: {e}",
                         self.app.name()
@@ -190,6 +195,17 @@ impl Questions {
             }
         }
     }
+}
+
+/// A question fits one message (its buttons are on it): past the app's
+/// limit it is cut, and says where the rest is.
+fn within(text: String, max: usize) -> String {
+    const REST: &str = "\n\n… The rest is in Conch.";
+    if text.chars().count() <= max {
+        return text;
+    }
+    let keep = max.saturating_sub(REST.chars().count());
+    text.chars().take(keep).collect::<String>() + REST
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

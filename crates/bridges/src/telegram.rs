@@ -117,6 +117,10 @@ impl ChatApp for Telegram {
         "telegram"
     }
 
+    fn max_chars(&self) -> usize {
+        MAX_CHARS
+    }
+
     fn updates(&self, cursor: Option<u64>) -> BoxFuture<'_, Result<Vec<(u64, Update)>, AppError>> {
         Box::pin(async move {
             let me = self.me().await?.clone();
@@ -229,8 +233,11 @@ fn chat_id(chat: &str) -> Value {
 }
 
 /// A message is at most 4,096 characters.
+const MAX_CHARS: usize = 4096;
+
+/// Cut to the limit (the relay splits what it says; this is the last guard).
 fn fit(text: &str) -> String {
-    const MAX: usize = 4096;
+    const MAX: usize = MAX_CHARS;
     if text.chars().count() <= MAX {
         return text.to_owned();
     }
