@@ -257,3 +257,27 @@ impl Channel for Questions {
         let _ = self.outbox.send(notice.clone());
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_question_says_whose_chat_and_fits_one_message() {
+        let text = question_text(
+            Some("Ménage — 掃除"),
+            &["Eve on telegram".to_owned()],
+            "Can I run `rm -rf build`?",
+            Some("This chat has words from Eve on telegram, who could be trying to steer me."),
+        );
+        assert_eq!(
+            text,
+            "Can I run `rm -rf build`?\n\nThis chat has words from Eve on telegram, who could be trying to steer me.\n\nIn the chat \"Ménage — 掃除\", where Eve on telegram wrote."
+        );
+        assert_eq!(within(text.clone(), 4096), text);
+        let long = "é".repeat(5000);
+        let cut = within(long, 4096);
+        assert_eq!(cut.chars().count(), 4096);
+        assert!(cut.ends_with("… The rest is in Conch."));
+    }
+}
