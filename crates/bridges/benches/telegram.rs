@@ -83,7 +83,7 @@ async fn bench(n: usize) {
     .await;
     for i in 0..n {
         let id = 10_000 + i as i64;
-        bridges::relay::allow(
+        bridges::state::allow(
             &state,
             "telegram",
             access::parse_user(&id.to_string()).unwrap(),

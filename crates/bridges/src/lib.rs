@@ -14,7 +14,9 @@
 //!   sealed `secrets.json`.
 //! - [`relay`]: the loop that joins an app to the chats: messages in,
 //!   replies out, and the owner's questions as buttons in the owner's own
-//!   chat (a [`conversations::notify::Channel`]).
+//!   chat (a [`conversations::notify::Channel`], in [`questions`]); updates
+//!   the app pushes (a webhook) go the same way (`push`), and everything
+//!   said goes through [`send`] (the app's waits, long texts in pieces).
 //!
 //! What it doesn't do: decide whether anything may run. Someone else's
 //! words mark the chat and the guard asks; the relay only carries the
@@ -23,8 +25,10 @@
 
 pub mod access;
 pub mod app;
+mod push;
 pub mod questions;
 pub mod relay;
+pub mod send;
 pub mod state;
 pub mod telegram;
 

@@ -16,7 +16,8 @@ use protocol::Answer;
 use tokio::sync::mpsc;
 
 use crate::app::{AppError, Button, ChatApp, Pressed, Sent};
-use crate::relay::{patiently, Waits};
+use crate::relay::Waits;
+use crate::send::patiently;
 use crate::state::StateFile;
 
 pub struct Questions {
@@ -147,7 +148,7 @@ impl Questions {
                     format!("The routine \"{routine}\" finished:\n\n{says}")
                 };
                 if let Err(e) =
-                    crate::relay::say_all(self.app.as_ref(), waits, &owner_chat, &text).await
+                    crate::send::say_all(self.app.as_ref(), waits, &owner_chat, &text).await
                 {
                     conversations::warn(&format!(
                         "{}: a routine's result couldn't be sent: {e}",

@@ -20,7 +20,8 @@ use protocol::{Body, Origin, Speaker};
 use crate::access::{self, Route};
 use crate::app::{AppError, ChatApp, Pressed, Said, Update};
 use crate::questions::Questions;
-use crate::state::{Allowed, StateFile};
+use crate::send::{patiently, say_all};
+use crate::state::StateFile;
 
 /// How long to wait before asking again after the app couldn't be reached
 /// or another program was reading its updates.
@@ -56,15 +57,15 @@ pub struct Relay {
     /// Conch chats whose replies are being carried back.
     following: Mutex<HashSet<String>>,
     /// What was last said about not reaching the app, said once.
-    said: Mutex<Option<String>>,
+    pub(crate) said: Mutex<Option<String>>,
     /// With a webhook: the secret each pushed request must carry.
-    push_secret: std::sync::OnceLock<String>,
+    pub(crate) push_secret: std::sync::OnceLock<String>,
     /// When each stranger was last refused: told once in a while, not at
     /// every message, so a flood of strangers can't use up the app's
     /// patience (429s) that the owner's messages need.
     refused: Mutex<std::collections::HashMap<String, std::time::Instant>>,
     /// Pushed updates are handled one at a time, in order, past this cursor.
-    pushed_cursor: tokio::sync::Mutex<Option<Option<u64>>>,
+    pub(crate) pushed_cursor: tokio::sync::Mutex<Option<Option<u64>>>,
 }
 
 /// What a person whose words are in the chat is told when they try to say
@@ -101,55 +102,6 @@ impl Relay {
             push_secret: std::sync::OnceLock::new(),
             pushed_cursor: tokio::sync::Mutex::new(None),
         })
-    }
-
-    /// Has the app push updates to `url` (Conch's `/hooks/{app}` at the
-    /// owner's public address), each carrying `secret`; then the gateway
-    /// hands them to [`Relay::pushed`] and nothing polls.
-    pub async fn push_to(&self, url: &str, secret: &str) -> Result<(), AppError> {
-        let _ = self.push_secret.set(secret.to_owned());
-        patiently(self.waits, || self.app.push_to(Some(url), secret)).await
-    }
-
-    /// One pushed request: the HTTP status to answer. A request without
-    /// the secret is 401 and read no further; an update handled before (the
-    /// app sends again what wasn't answered in time) is 200 and not handled
-    /// twice; one the app couldn't be asked about is 503, so it sends it
-    /// again.
-    pub async fn pushed(&self, secret: Option<&str>, body: &[u8]) -> u16 {
-        let Some(want) = self.push_secret.get() else {
-            return 404;
-        };
-        if !secret.is_some_and(|s| crate::access::same(s, want)) {
-            return 401;
-        }
-        let Ok(value) = serde_json::from_slice::<serde_json::Value>(body) else {
-            return 400;
-        };
-        let (c, update) = match self.app.read_pushed(&value).await {
-            Ok(Some(u)) => u,
-            Ok(None) => return 200,
-            Err(e) => {
-                self.say_once(&e.to_string());
-                return 503;
-            }
-        };
-        let name = self.app.name();
-        let mut cursor = self.pushed_cursor.lock().await;
-        let done = match *cursor {
-            Some(done) => done,
-            None => self.state.get(name).ok().and_then(|s| s.cursor),
-        };
-        if done.is_some_and(|d| c <= d) {
-            *cursor = Some(done);
-            return 200;
-        }
-        self.handle(update).await;
-        *cursor = Some(Some(c));
-        if let Err(e) = self.state.update(name, |s| s.cursor = Some(c)) {
-            self.say_once(&e.to_string());
-        }
-        200
     }
 
     /// Reads the app's updates until the process ends. A webhook left
@@ -206,7 +158,7 @@ impl Relay {
         true
     }
 
-    fn say_once(&self, sentence: &str) {
+    pub(crate) fn say_once(&self, sentence: &str) {
         let mut said = self.said.lock().unwrap_or_else(|p| p.into_inner());
         if said.as_deref() != Some(sentence) {
             conversations::warn(&format!("{}: {sentence}", self.app.name()));
@@ -418,131 +370,9 @@ impl Relay {
     }
 }
 
-/// The allowlist entry `conch bridges allow` adds, unless it is there.
-pub fn allow(state: &StateFile, app: &str, who: Allowed) -> Result<bool, crate::StateError> {
-    state.update(app, |s| {
-        let there = s.allowed.iter().any(|a| {
-            (who.id.is_some() && a.id == who.id) || (who.handle.is_some() && a.handle == who.handle)
-        });
-        if !there {
-            s.allowed.push(who);
-        }
-        !there
-    })
-}
-
-/// Takes someone off the allowlist (by id or handle); whether they were on it.
-pub fn disallow(state: &StateFile, app: &str, who: &Allowed) -> Result<bool, crate::StateError> {
-    state.update(app, |s| {
-        let before = s.allowed.len();
-        s.allowed.retain(|a| {
-            !((who.id.is_some() && a.id == who.id)
-                || (who.handle.is_some() && a.handle == who.handle))
-        });
-        before != s.allowed.len()
-    })
-}
-
-/// Says all of `text`, in as many messages as the app's limit needs, each
-/// one waited out on its own (so a wait never sends a piece twice).
-pub async fn say_all(
-    app: &dyn ChatApp,
-    waits: Waits,
-    chat: &str,
-    text: &str,
-) -> Result<(), AppError> {
-    for piece in pieces(text, app.max_chars()) {
-        patiently(waits, || app.say(chat, &piece, &[])).await?;
-    }
-    Ok(())
-}
-
-/// `text` in pieces of at most `max` characters, cut after a line where
-/// one ends late enough in the piece, else after a space, else anywhere.
-pub fn pieces(text: &str, max: usize) -> Vec<String> {
-    let max = max.max(1);
-    let mut out = Vec::new();
-    let mut rest: Vec<char> = text.chars().collect();
-    while rest.len() > max {
-        let window = &rest[..max];
-        let cut = ['\n', ' ']
-            .iter()
-            .find_map(|c| {
-                window
-                    .iter()
-                    .rposition(|x| x == c)
-                    .filter(|&at| at >= max / 2)
-            })
-            .map_or(max, |at| at + 1);
-        out.push(rest[..cut].iter().collect());
-        rest.drain(..cut);
-    }
-    if !rest.is_empty() || out.is_empty() {
-        out.push(rest.into_iter().collect());
-    }
-    out
-}
-
-/// Makes one request, again after each wait the app asks for and after
-/// the app couldn't be reached (a few times): "wait" means it wasn't done.
-pub async fn patiently<'a, T, F>(waits: Waits, mut request: F) -> Result<T, AppError>
-where
-    F: FnMut() -> crate::app::BoxFuture<'a, Result<T, AppError>>,
-{
-    let mut unreachable = 0;
-    loop {
-        match request().await {
-            Err(AppError::Limited { retry_after }) => {
-                tokio::time::sleep(Duration::from_secs(retry_after).min(waits.most)).await;
-            }
-            Err(AppError::Unreachable(_)) if unreachable < 3 => {
-                unreachable += 1;
-                tokio::time::sleep(waits.unreachable).await;
-            }
-            other => return other,
-        }
-    }
-}
-
 pub(crate) fn now() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs() as i64)
         .unwrap_or(0)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::pieces;
-
-    /// Whatever the text and the limit, the pieces are within the limit
-    /// and put back together are the text, character for character.
-    #[test]
-    fn a_long_reply_is_sent_whole_in_pieces() {
-        let words = [
-            "word ",
-            "слово ",
-            "語",
-            "\n",
-            "👋🏽",
-            "a-very-long-unbroken-token-",
-            " ",
-        ];
-        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-        for _ in 0..500 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let n = (x % 3000) as usize;
-            let max = 1 + (x >> 20) as usize % 300;
-            let text: String = (0..n)
-                .map(|i| words[(x as usize + i * 7) % words.len()])
-                .collect();
-            let got = pieces(&text, max);
-            assert!(got.iter().all(|p| p.chars().count() <= max), "{max}");
-            assert_eq!(got.concat(), text);
-            assert!(got.iter().all(|p| !p.is_empty()) || text.is_empty());
-        }
-        assert_eq!(pieces("", 10), [""]);
-    }
 }

@@ -212,3 +212,28 @@ impl StateFile {
         Ok(had)
     }
 }
+
+/// The allowlist entry `conch bridges allow` adds, unless it is there.
+pub fn allow(state: &StateFile, app: &str, who: Allowed) -> Result<bool, StateError> {
+    state.update(app, |s| {
+        let there = s.allowed.iter().any(|a| {
+            (who.id.is_some() && a.id == who.id) || (who.handle.is_some() && a.handle == who.handle)
+        });
+        if !there {
+            s.allowed.push(who);
+        }
+        !there
+    })
+}
+
+/// Takes someone off the allowlist (by id or handle); whether they were on it.
+pub fn disallow(state: &StateFile, app: &str, who: &Allowed) -> Result<bool, StateError> {
+    state.update(app, |s| {
+        let before = s.allowed.len();
+        s.allowed.retain(|a| {
+            !((who.id.is_some() && a.id == who.id)
+                || (who.handle.is_some() && a.handle == who.handle))
+        });
+        before != s.allowed.len()
+    })
+}

@@ -163,7 +163,7 @@ async fn someone_elses_request_asks_the_owner_in_telegram_and_the_owners_button_
 
     assert_eq!(texts(&w.api, MALLORY).len(), 1);
     // The owner allows Eve by handle.
-    bridges::relay::allow(&w.state, "telegram", access::parse_user("@Eve").unwrap()).unwrap();
+    bridges::state::allow(&w.state, "telegram", access::parse_user("@Eve").unwrap()).unwrap();
     w.api.direct(
         EVE,
         "Eve",
@@ -515,7 +515,7 @@ async fn a_button_pressed_before_sending_it_was_confirmed_still_answers() {
     let w = world(engine, Mode::Ask).await;
     start(&w);
     link_ada(&w).await;
-    bridges::relay::allow(
+    bridges::state::allow(
         &w.state,
         "telegram",
         access::parse_user(&EVE.to_string()).unwrap(),

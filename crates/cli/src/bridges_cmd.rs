@@ -178,7 +178,7 @@ pub fn run(home: &Home, command: BridgesCommand) -> Result<(), Failure> {
                 .clone()
                 .or_else(|| who.handle.as_ref().map(|h| format!("@{h}")))
                 .unwrap_or_default();
-            if bridges::relay::allow(&state, app, who)? {
+            if bridges::state::allow(&state, app, who)? {
                 println!("{shown} may talk to the bot now. Their words mark the chat: what they ask for that needs an OK comes to you.");
             } else {
                 println!("{shown} may already talk to the bot.");
@@ -187,7 +187,7 @@ pub fn run(home: &Home, command: BridgesCommand) -> Result<(), Failure> {
         BridgesCommand::Disallow { app, user } => {
             let app = known(&app)?;
             let who = access::parse_user(&user).map_err(Failure)?;
-            let gone = bridges::relay::disallow(&state, app, &who)?;
+            let gone = bridges::state::disallow(&state, app, &who)?;
             if !gone {
                 return Err(Failure(format!(
                     "\"{user}\" isn't allowed, so nothing changed."

@@ -186,7 +186,7 @@ async fn by_bridge(row: &Value) -> Outcome {
         a.said_in(100).iter().any(|m| m.text == access::LINKED)
     })
     .await;
-    bridges::relay::allow(&state, "telegram", access::parse_user("200").unwrap()).unwrap();
+    bridges::state::allow(&state, "telegram", access::parse_user("200").unwrap()).unwrap();
     let from = if row["who"] == "person" { 200 } else { 100 };
     api.direct(
         from,

@@ -195,7 +195,7 @@ pub async fn allow(
     let who = access::parse_user(&body.user).map_err(ApiError::bad)?;
     let root = state.chats.home().root().to_path_buf();
     let added =
-        blocking(move || bridges::relay::allow(&StateFile::new(&root), app, who).map_err(failed))
+        blocking(move || bridges::state::allow(&StateFile::new(&root), app, who).map_err(failed))
             .await?;
     Ok((
         if added {
@@ -217,7 +217,7 @@ pub async fn disallow(
     let who = access::parse_user(&user).map_err(ApiError::bad)?;
     let root = state.chats.home().root().to_path_buf();
     let gone = blocking(move || {
-        bridges::relay::disallow(&StateFile::new(&root), app, &who).map_err(failed)
+        bridges::state::disallow(&StateFile::new(&root), app, &who).map_err(failed)
     })
     .await?;
     if gone {
