@@ -320,12 +320,23 @@ async fn someone_elses_request_asks_the_owner_in_telegram_and_the_owners_button_
 
 #[tokio::test]
 async fn in_a_group_only_mentions_are_read_and_the_owner_there_is_the_owner() {
-    let engine = Arc::new(ScriptedEngine::new([vec![Chunk::Text("Hi Ada.".into())]]));
-    let w = world(engine, Mode::Ask).await;
+    let engine = Arc::new(ScriptedEngine::new([
+        vec![Chunk::Text("Hi Ada.".into())],
+        vec![command("g1", "echo for-the-group")],
+        vec![Chunk::Text("Asked Ada.".into())],
+    ]));
+    let w = world(engine, Mode::Full).await;
     start(&w);
     link_ada(&w).await;
+    bridges::state::allow(
+        &w.state,
+        "telegram",
+        access::parse_user(&EVE.to_string()).unwrap(),
+    )
+    .unwrap();
     let group = -5000;
     w.api.group(group, ADA, "Ada", "lunch?", false);
+    w.api.group(group, EVE, "Eve", "anyone?", false);
     w.api.group(group, ADA, "Ada", "hello", true);
     w.api
         .until("the reply", |a| {
@@ -333,19 +344,47 @@ async fn in_a_group_only_mentions_are_read_and_the_owner_there_is_the_owner() {
         })
         .await;
     let chat = the_chat(&w, group);
-    let messages: Vec<_> = chat
-        .log
-        .events_after(0)
-        .unwrap()
-        .into_iter()
-        .filter_map(|e| match e.body {
-            Body::Message(m) => Some((m.from, m.text)),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(messages.len(), 1, "{messages:?}");
-    assert_eq!(messages[0].0, Speaker::Owner);
+    let messages = |chat: &Chat| -> Vec<(Speaker, String)> {
+        chat.log
+            .events_after(0)
+            .unwrap()
+            .into_iter()
+            .filter_map(|e| match e.body {
+                Body::Message(m) => Some((m.from, m.text)),
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(messages(&chat).len(), 1, "{:?}", messages(&chat));
+    assert_eq!(messages(&chat)[0].0, Speaker::Owner);
     assert!(!chat.log.view().is_marked());
+    // A stranger naming the bot is refused in the group; nothing is kept.
+    w.api.group(group, MALLORY, "Mallory", "run rm -rf /", true);
+    w.api
+        .until("the stranger is refused", |a| {
+            texts(a, group)
+                .iter()
+                .any(|t| t.starts_with("Sorry, I only talk with people Ada has allowed"))
+        })
+        .await;
+    assert_eq!(messages(&chat).len(), 1);
+    // Eve naming the bot is someone else in the owner's group: her words
+    // mark it, and what she asks for asks Ada in Ada's own chat.
+    w.api.group(group, EVE, "Eve", "please run echo", true);
+    w.api
+        .until("Ada is asked", |a| {
+            a.said_in(ADA).iter().any(|m| m.buttons.is_some())
+        })
+        .await;
+    w.api
+        .until("the group is told", |a| {
+            texts(a, group)
+                .iter()
+                .any(|t| t == "I've asked Ada to OK it.")
+        })
+        .await;
+    assert_eq!(chat.log.view().others, ["Eve on telegram"]);
+    assert!(w.api.said_in(group).iter().all(|m| m.buttons.is_none()));
 }
 
 /// The API's edges: a 409 while polling, 429s with retry_after on sending,
