@@ -48,9 +48,12 @@ export async function startConch(setup = () => {}) {
     url,
     home,
     stop() {
-      child.kill();
-      rmSync(home, { recursive: true, force: true });
-      rmSync(work, { recursive: true, force: true });
+      // At once: a gentle stop gives Conch two seconds in which it may
+      // still write (the routines' scheduler settles its runs when
+      // routines.json goes) while the folder is being removed.
+      child.kill("SIGKILL");
+      rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+      rmSync(work, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     },
   };
 }

@@ -76,7 +76,8 @@ test("a waiting chat needs you: badge, title, Activity, and a notification when 
     const shown = await page.evaluate(() => window.__shown);
     assert.equal(shown.length, 1);
     assert.equal(shown[0].title, "Conch needs you");
-    assert.match(shown[0].body, /^tidy up, then run echo needs-you: a question is waiting for your answer\.$/);
+    // The chat's name and what it asks.
+    assert.match(shown[0].body, /^tidy up, then run echo needs-you: Can I run this command\?\n\necho while-away$/);
     assert.equal(shown[0].tag, `conch-${id}`);
     assert.deepEqual(b.appErrors(), []);
   } finally {

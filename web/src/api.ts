@@ -55,6 +55,8 @@ export interface ChatSummary {
   waiting: number;
   archived: boolean;
   provider: string | null;
+  /** For a routine's run: the routine's id. */
+  routine?: string;
 }
 
 export interface Hold {
@@ -276,6 +278,29 @@ export interface Artifact {
 export interface DiffLine {
   op: "same" | "added" | "removed";
   text: string;
+}
+
+export interface Routine {
+  id: string;
+  name: string;
+  schedule: string;
+  task: string;
+  mode: Mode | null;
+  work: string | null;
+  created: number;
+  madeIn: string | null;
+  on: boolean;
+  runs: string[];
+}
+
+export interface Bridge {
+  app: string;
+  token: boolean;
+  apiBase: string;
+  owner: { id: string; name: string } | null;
+  linkWaiting: boolean;
+  allowed: { id: string | null; handle: string | null; name: string | null }[];
+  chats: number;
 }
 
 export const art = (id: string) => `/api/artifacts/${encodeURIComponent(id)}`;

@@ -6,10 +6,10 @@ import { kindWord } from "./artifacts/kinds";
 import { lazyPart } from "./artifacts/lazy";
 import { ChatPage } from "./components/ChatPage";
 import type { Command } from "./components/Palette";
+import { listenForNotices } from "./notices";
 import { Sidebar } from "./components/Sidebar";
 import { SignIn } from "./components/SignIn";
 import { shell, TopBar } from "./components/TopBar";
-import { needsYou } from "./notify";
 import { navigate, route, usePath } from "./router";
 import "./styles.css";
 
@@ -24,6 +24,7 @@ const useModels = lazyPart(() => import("./components/ModelsPage"));
 const useMemories = lazyPart(() => import("./components/MemoriesPage"));
 const usePasswords = lazyPart(() => import("./components/PasswordsPage"));
 const useBackups = lazyPart(() => import("./components/BackupsPage"));
+const useRoutines = lazyPart(() => import("./components/RoutinesPage"));
 const usePalette = lazyPart(() => import("./components/Palette"));
 const useShortcuts = lazyPart(() => import("./components/Shortcuts"));
 
@@ -58,7 +59,6 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
   const [chatTitle, setChatTitle] = useState<string | null>(null);
   const holds = useRef<{ skill: string; stop: () => void }[]>([]);
   /** What each chat was waiting on when last looked at: a rise notifies. */
-  const waited = useRef<Map<string, number> | null>(null);
   const loadChats = useCallback(() => {
     const load = () =>
       api.chats().then(setChats, (e) => {
@@ -69,6 +69,10 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
     setTimeout(() => void load(), 900);
   }, []);
   const loadApps = useCallback(() => void loadPinned().then(setApps, () => undefined), []);
+  // The owner's notifications: a question somewhere (a chat app's, a
+  // routine's) shows as a browser notification while this page is hidden.
+  // Each notice changes what needs you: the chat list says.
+  useEffect(() => listenForNotices((chat) => navigate(`/chats/${chat}`), () => loadChats()), []);
   useEffect(() => {
     loadChats();
     loadApps();
@@ -106,18 +110,9 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
     addEventListener("keydown", onKey);
     return () => removeEventListener("keydown", onKey);
   }, [palette]);
-  // Needs you: the tab's title, and a notification when the page is hidden.
+  // Needs you: the tab's title. The notification when the page is hidden
+  // comes from Conch's notices (notices.ts), one for each question.
   const waiting = chats.filter((c) => c.waiting > 0 && !c.archived);
-  useEffect(() => {
-    const before = waited.current;
-    const now = new Map(chats.map((c) => [c.id, c.waiting]));
-    if (before) {
-      for (const c of waiting) {
-        if (c.waiting > (before.get(c.id) ?? 0)) needsYou(c.id, c.title || "New chat", (id) => navigate(`/chats/${id}`));
-      }
-    }
-    waited.current = now;
-  }, [chats]);
   const here = r.page === "chat" ? chatTitle || "New chat" : PAGE_TITLES[r.page] ?? "Conch";
   useEffect(() => {
     const base = r.page === "chat" || (r.page !== "home" && here !== "Conch") ? `${here} · Conch` : "Conch";
@@ -142,6 +137,7 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
     { label: "Skills", hint: "Page", run: () => navigate("/skills") },
     { label: "Activity", hint: "Page", run: () => navigate("/activity") },
     { label: "Memories", hint: "Page", run: () => navigate("/memories") },
+    { label: "Routines", hint: "Page", run: () => navigate("/routines") },
     { label: "Settings", hint: "Page", run: () => navigate("/settings") },
     { label: "Models", hint: "Page", run: () => navigate("/settings/models") },
     { label: "Security and Safety", hint: "Page", run: () => navigate("/settings/security") },
@@ -211,11 +207,12 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
         {r.page === "settings" && <Lazy use={useSettings} pick={(m) => m.SettingsPage} props={{ onSignOut }} />}
         {r.page === "security" && <Lazy use={useSecurity} pick={(m) => m.SecurityPage} />}
         {r.page === "models" && <Lazy use={useModels} pick={(m) => m.ModelsPage} />}
-        {r.page === "activity" && <Lazy use={useActivity} pick={(m) => m.ActivityPage} />}
+        {r.page === "activity" && <Lazy key={r.waiting ? "waiting" : "all"} use={useActivity} pick={(m) => m.ActivityPage} props={{ waiting: r.waiting }} />}
         {r.page === "app" && <Lazy key={r.id} use={useAppPage} pick={(m) => m.AppPage} props={{ id: r.id }} />}
         {r.page === "memories" && <Lazy use={useMemories} pick={(m) => m.MemoriesPage} />}
         {r.page === "passwords" && <Lazy use={usePasswords} pick={(m) => m.PasswordsPage} />}
         {r.page === "backups" && <Lazy use={useBackups} pick={(m) => m.BackupsPage} />}
+        {r.page === "routines" && <Lazy use={useRoutines} pick={(m) => m.RoutinesPage} />}
       </main>
       {palette && (
         <Lazy

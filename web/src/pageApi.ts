@@ -1,6 +1,6 @@
 // What only the pages loaded when first shown call: kept out of the first
 // page (see main.tsx's lazy parts).
-import { art, call, type AccessKey, type ActivityRow, type Backups, type Check, type KeptKey, type Memory, type Repair, type ReviewTotals, type Safety, type Skill, type Tested } from "./api";
+import { art, call, type AccessKey, type ActivityRow, type Backups, type Check, type KeptKey, type Memory, type Repair, type ReviewTotals, type Safety, type Skill, type Tested, type Routine, type Bridge, type Mode } from "./api";
 
 export const pageApi = {
   deleteArtifact: (id: string) => call<unknown>("DELETE", art(id)),
@@ -55,4 +55,18 @@ export const pageApi = {
   keys: () => call<AccessKey[]>("GET", "/api/keys"),
   newKey: (name: string) => call<{ id: string; name: string; key: string }>("POST", "/api/keys", { name }),
   revokeKey: (id: string) => call<unknown>("DELETE", `/api/keys/${id}`),
+  routines: () => call<Routine[]>("GET", "/api/routines"),
+  addRoutine: (r: { schedule: string; task: string; name?: string; mode?: Mode }) => call<Routine>("POST", "/api/routines", r),
+  removeRoutine: (name: string) => call<unknown>("DELETE", `/api/routines/${encodeURIComponent(name)}`),
+  runRoutine: (name: string) => call<{ chat: string }>("POST", `/api/routines/${encodeURIComponent(name)}/run`),
+  notificationWays: () => call<{ ways: { way: string; on: boolean; linked: boolean }[] }>("GET", "/api/settings/notifications"),
+  setNotificationWay: (way: string, on: boolean) =>
+    call<{ ways: { way: string; on: boolean; linked: boolean }[] }>("POST", "/api/settings/notifications", { [way]: on }),
+  bridges: () => call<Bridge[]>("GET", "/api/bridges"),
+  addBridge: (app: string, token: string, apiBase?: string) =>
+    call<{ says: string }>("POST", `/api/bridges/${app}`, apiBase ? { token, apiBase } : { token }),
+  linkBridge: (app: string) => call<{ code: string; send: string; expires: number }>("POST", `/api/bridges/${app}/link`),
+  allow: (app: string, user: string) => call<{ added: boolean }>("POST", `/api/bridges/${app}/allowed`, { user }),
+  disallow: (app: string, user: string) => call<unknown>("DELETE", `/api/bridges/${app}/allowed/${encodeURIComponent(user)}`),
+
 };

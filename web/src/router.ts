@@ -1,6 +1,6 @@
 // Paths, without a router library: /, /chats/:id, /skills, /skills/:id,
-// /settings, /settings/security, /settings/models, /activity, /apps/:id,
-// /memories.
+// /settings, /settings/security, /settings/models, /activity, /routines,
+// /apps/:id, /memories.
 
 import { useEffect, useState } from "preact/hooks";
 
@@ -34,7 +34,8 @@ export type Route =
   | { page: "models" }
   | { page: "passwords" }
   | { page: "backups" }
-  | { page: "activity" }
+  | { page: "activity"; waiting?: boolean }
+  | { page: "routines" }
   | { page: "app"; id: string }
   | { page: "memories" };
 
@@ -47,7 +48,8 @@ export function route(path: string): Route {
   if (parts[0] === "settings" && parts[1] === "passwords") return { page: "passwords" };
   if (parts[0] === "settings" && parts[1] === "backups") return { page: "backups" };
   if (parts[0] === "settings") return { page: "settings" };
-  if (parts[0] === "activity") return { page: "activity" };
+  if (parts[0] === "activity") return { page: "activity", waiting: new URLSearchParams(location.search).has("waiting") };
+  if (parts[0] === "routines") return { page: "routines" };
   if (parts[0] === "apps" && parts[1]) return { page: "app", id: parts[1] };
   if (parts[0] === "memories") return { page: "memories" };
   return { page: "home" };

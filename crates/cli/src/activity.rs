@@ -11,7 +11,7 @@ use crate::Failure;
 #[derive(Args)]
 pub struct ActivityArgs {
     /// Only this kind (command, file, page, app, made, question, read,
-    /// skill, memory, security); give it again for more.
+    /// skill, memory, security, routine); give it again for more.
     #[arg(long = "kind")]
     kinds: Vec<String>,
     /// Only what happened on or after this day (YYYY-MM-DD) or time (RFC 3339).

@@ -35,9 +35,9 @@ pub struct ChatArgs {
 }
 
 /// A key made for this run, revoked when it ends, however it ends.
-struct OwnKey {
-    home: std::path::PathBuf,
-    id: String,
+pub(crate) struct OwnKey {
+    pub home: std::path::PathBuf,
+    pub id: String,
 }
 
 impl Drop for OwnKey {
@@ -66,14 +66,14 @@ pub fn run(home: &Home, args: ChatArgs) -> Result<(), Failure> {
     runtime.block_on(talk(args, key))
 }
 
-struct Client {
-    http: reqwest::Client,
-    url: String,
-    key: String,
+pub(crate) struct Client {
+    pub http: reqwest::Client,
+    pub url: String,
+    pub key: String,
 }
 
 impl Client {
-    async fn call(
+    pub async fn call(
         &self,
         method: reqwest::Method,
         path: &str,

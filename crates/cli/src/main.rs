@@ -2,6 +2,7 @@
 
 mod activity;
 mod backup_cmd;
+mod bridges_cmd;
 mod chat;
 mod doctor;
 mod hook;
@@ -12,8 +13,10 @@ mod memories_cmd;
 mod open_files;
 mod providers;
 mod replay;
+mod routines_cmd;
 mod seal_cmd;
 mod serve;
+mod serve_more;
 mod sessions;
 mod setup;
 mod skills_cmd;
@@ -85,6 +88,16 @@ enum Command {
     /// Move in from OpenClaw or Hermes: skills, providers and keys, MCP
     /// servers, memories.
     Import(import_cmd::ImportArgs),
+    /// Chat apps (Telegram): add a bot, link your account, allow people.
+    Bridges {
+        #[command(subcommand)]
+        command: bridges_cmd::BridgesCommand,
+    },
+    /// Routines: chats that run on a schedule with nobody there.
+    Routines {
+        #[command(subcommand)]
+        command: routines_cmd::RoutinesCommand,
+    },
     /// Claude Code's hooks call back into the running Conch (not for typing).
     Hook(hook::HookArgs),
     /// Conch's memories: list, add, keep a held one, forget.
@@ -131,6 +144,8 @@ fn main() -> ExitCode {
             Command::Activity(args) => activity::run(&home, args),
             Command::Backup { command } => backup_cmd::run(&home, command),
             Command::Import(args) => import_cmd::run(&home, args),
+            Command::Bridges { command } => bridges_cmd::run(&home, command),
+            Command::Routines { command } => routines_cmd::run(&home, command),
             Command::Hook(_) => Ok(()),
             Command::Memories { command } => memories_cmd::run(&home, command),
         }

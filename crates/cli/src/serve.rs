@@ -132,6 +132,7 @@ async fn serve(
         home.root().to_path_buf(),
     )));
     chats.purge_trash();
+    let started = crate::serve_more::start(&home, &settings, &chats);
     let mut names = settings.allowed_hosts.clone();
     names.extend(args.allow_host.iter().cloned());
     if !addr.ip().is_loopback() && !addr.ip().is_unspecified() {
@@ -145,9 +146,12 @@ async fn serve(
     let limits = wanted.fit_open_files(crate::open_files::raise(
         (wanted.max_connections + gateway::serve::FILES_KEPT) as u64,
     ));
-    let state = AppState::new(chats, AllowedHosts::new(names))
+    let mut state = AppState::new(chats, AllowedHosts::new(names))
         .listening_on(addr)
         .with_limits(limits);
+    if let Some((app, relay)) = started.hook.clone() {
+        state = state.with_hook(&app, relay);
+    }
 
     let url = format!("http://{addr}");
     let mut out = std::io::stdout().lock();
@@ -157,6 +161,10 @@ async fn serve(
     }
     writeln!(out, "{engine_line}")?;
     writeln!(out, "{seal_line}")?;
+    writeln!(out, "{}", started.routines_line)?;
+    if let Some(line) = &started.bridge_line {
+        writeln!(out, "{line}")?;
+    }
     if !gateway::auth::password::is_set(home.root()) {
         let token = state.auth.setup.issue().map_err(|_| {
             Failure("This computer gave Conch no randomness for the setup link.".into())

@@ -101,6 +101,8 @@ pub struct Chats {
     activity: Arc<crate::activity::Activity>,
     security: Arc<crate::security::SecurityLog>,
     switches: Arc<crate::safety::Switches>,
+    /// The owner's notifications (see `notify`).
+    notify: Arc<crate::notify::Notify>,
     /// What a work folder may not be: the guard's protected places, with
     /// this Chats' own home among them whatever the configuration says.
     work_rule: guard::Protected,
@@ -137,6 +139,9 @@ pub struct NewChat {
 #[serde(rename_all = "camelCase")]
 pub struct ChatSummary {
     pub id: String,
+    /// For a routine's run: the routine's id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub routine: Option<String>,
     pub title: Option<String>,
     pub work: Option<String>,
     pub mode: Option<Mode>,
@@ -201,6 +206,7 @@ impl Chats {
         }
         Arc::new_cyclic(|me| Chats {
             work_rule,
+            notify: Arc::default(),
             activity,
             security,
             me: me.clone(),
@@ -351,6 +357,23 @@ impl Chats {
     }
 
     pub async fn create(&self, new: NewChat) -> Result<Arc<Chat>, ChatError> {
+        self.create_with(new, None).await
+    }
+
+    /// A chat for one run of a routine (`chat.created` names it).
+    pub(crate) async fn create_run(
+        &self,
+        new: NewChat,
+        routine: &str,
+    ) -> Result<Arc<Chat>, ChatError> {
+        self.create_with(new, Some(routine.to_owned())).await
+    }
+
+    async fn create_with(
+        &self,
+        new: NewChat,
+        routine: Option<String>,
+    ) -> Result<Arc<Chat>, ChatError> {
         let work = match new.work {
             Some(text) => self.check_work(Path::new(&text))?,
             None => self.check_work(&self.config.default_work)?,
@@ -366,6 +389,7 @@ impl Chats {
             origin: new.origin.unwrap_or(Origin::Owner),
             parent: new.parent.clone(),
             artifact: new.artifact.clone(),
+            routine,
         }))
         .await?;
         let chat = Arc::new(Chat::new(id.clone(), work, log, self.shared()));
@@ -467,12 +491,21 @@ impl Chats {
         &self.activity
     }
 
+    /// The owner's notifications.
+    pub fn notify(&self) -> &Arc<crate::notify::Notify> {
+        &self.notify
+    }
+
     /// Keeps Activity up to date with this chat's appends, from the first
     /// one this process makes.
     fn watch(&self, id: &str, log: &ChatLog) {
         let activity = self.activity.clone();
+        let notify = self.notify.clone();
         let id = id.to_owned();
-        log.observe(Box::new(move |event| activity.observe(&id, event)));
+        log.observe(Box::new(move |event| {
+            activity.observe(&id, event);
+            notify.observe(&id, event);
+        }));
     }
 
     /// The home's artifacts.
@@ -560,6 +593,7 @@ impl Chats {
                     modified,
                     ChatSummary {
                         id,
+                        routine: created.and_then(|c| c.routine.clone()),
                         title: view.title.clone(),
                         work: created.map(|c| c.work.clone()),
                         mode: view.mode,

@@ -1,4 +1,4 @@
-//! `secrets.json`: provider keys, sealed under this computer's device key
+//! `secrets.json`: provider keys and chat apps' bot tokens, sealed under this computer's device key
 //! (see the `vault` crate). Nothing else reads or shows them; `conch
 //! providers list` says only whether one is set. A file from an older
 //! Conch, in the clear, is checked and locked the first time it is read.
@@ -27,6 +27,18 @@ pub struct Secrets {
         skip_serializing_if = "Option::is_none"
     )]
     pub backup_passphrase: Option<String>,
+    /// Chat app name (`telegram`) → its bot's token.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub bridges: BTreeMap<String, BridgeSecret>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct BridgeSecret {
+    pub token: String,
+    /// What the app sends with each pushed update (a webhook), so nobody
+    /// else can push one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub webhook_secret: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -129,6 +129,7 @@ async fn steps(chat: &Arc<Chat>, turn: u64, cancel: &Cancel) -> Result<(), TurnE
                 specs.extend(crate::memories::specs());
                 if chat.parent.is_none() {
                     specs.push(crate::helper::spec());
+                    specs.push(crate::routine::spec());
                 }
                 specs
             },
@@ -237,6 +238,7 @@ async fn one_call(
         Action::Memory { .. } => {
             crate::memories::run(chat, &call.id, &call.name, &call.input).await
         }
+        Action::Routine { .. } => crate::routine::run(chat, &call.input).await,
         _ => chat.tools.run(&call, &action, &ctx).await,
     };
     let mark = guard::mark_for(&action, outcome.detail.as_ref());
@@ -279,6 +281,8 @@ pub(crate) fn classify(chat: &Chat, call: &ToolCall) -> Result<Action, String> {
                 "This chat only refreshes the artifact {only}: it can read the web, then artifact_update it."
             ))
         }
+    } else if call.name == crate::routine::TOOL && chat.parent.is_none() {
+        crate::routine::classify(&call.input)
     } else if call.name == crate::helper::TOOL {
         crate::helper::task_of(&call.input).map(|task| Action::Delegate { task })
     } else if crate::artifact::is_artifact_tool(&call.name) {

@@ -146,12 +146,32 @@ pub fn router(state: AppState) -> Router {
             get(routes::keys::list).post(routes::keys::create),
         )
         .route("/api/keys/{id}", delete(routes::keys::revoke))
+        .route(
+            "/api/routines",
+            get(routes::routines::list).post(routes::routines::add),
+        )
+        .route("/api/routines/{name}", delete(routes::routines::remove))
+        .route("/api/routines/{name}/run", post(routes::routines::run))
+        .route("/api/notifications", get(routes::notifications::stream))
+        .route(
+            "/api/settings/notifications",
+            get(routes::notifications::choices).post(routes::notifications::set_choices),
+        )
+        .route("/api/bridges", get(routes::bridges::list))
+        .route("/api/bridges/{app}", post(routes::bridges::add))
+        .route("/api/bridges/{app}/link", post(routes::bridges::link))
+        .route("/api/bridges/{app}/allowed", post(routes::bridges::allow))
+        .route(
+            "/api/bridges/{app}/allowed/{user}",
+            delete(routes::bridges::disallow),
+        )
         .route_layer(middleware::from_fn_with_state(
             state.clone(),
             auth::require_sign_in,
         ));
     let open = Router::new()
         .route("/api/health", get(routes::health::health))
+        .route("/hooks/{app}", post(routes::bridges::hook))
         .route(
             "/api/session",
             post(routes::session::sign_in).delete(routes::session::sign_out),
@@ -173,6 +193,7 @@ pub fn router(state: AppState) -> Router {
         .route("/settings/passwords", get(routes::pages::home))
         .route("/settings/backups", get(routes::pages::home))
         .route("/activity", get(routes::pages::home))
+        .route("/routines", get(routes::pages::home))
         .route("/apps/{id}", get(routes::pages::home))
         .route("/memories", get(routes::pages::home));
     Router::new()

@@ -18,6 +18,8 @@ pub struct Inner {
     pub listening: Option<std::net::SocketAddr>,
     /// Timeouts and the connection cap ([`crate::serve`]).
     pub limits: crate::serve::Limits,
+    /// Chat apps that push their updates (webhooks), by app name.
+    pub hooks: std::collections::BTreeMap<String, Arc<bridges::Relay>>,
 }
 
 impl AppState {
@@ -30,6 +32,7 @@ impl AppState {
             hosts,
             listening: None,
             limits: crate::serve::Limits::default(),
+            hooks: Default::default(),
         }))
     }
 
@@ -50,6 +53,13 @@ impl AppState {
     }
 
     /// Says where the gateway listens (the checkup reports it).
+    /// Takes `app`'s pushed updates at `/hooks/{app}`.
+    pub fn with_hook(self, app: &str, relay: Arc<bridges::Relay>) -> AppState {
+        self.change(|inner| {
+            inner.hooks.insert(app.to_owned(), relay);
+        })
+    }
+
     pub fn listening_on(self, addr: std::net::SocketAddr) -> AppState {
         self.change(|inner| inner.listening = Some(addr))
     }

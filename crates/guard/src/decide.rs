@@ -95,7 +95,10 @@ fn reads_only(action: &Action) -> bool {
         | Action::Artifact { .. } => true,
         Action::Integration { read_only, .. } => *read_only,
         Action::Memory { op, .. } => op.reads_only(),
-        Action::FileChange { .. } | Action::Command { .. } | Action::FetchSends { .. } => false,
+        Action::FileChange { .. }
+        | Action::Command { .. }
+        | Action::FetchSends { .. }
+        | Action::Routine { .. } => false,
     }
 }
 
@@ -258,6 +261,16 @@ pub fn decide(call: Call<'_>, chat: &ChatView, settings: &Settings) -> Decision 
         });
     }
 
+    // A routine runs later by itself with nobody there: persistence,
+    // asked in every mode, each time.
+    if let Action::Routine { .. } = call.action {
+        reasons.push(Reason {
+            rule: Rule::RunsLaterRoutine,
+            offers: None,
+            satisfied_by: Vec::new(),
+        });
+    }
+
     // Check before acting on what it read (ADR 0028 §1 and its updates).
     let mut note = None;
     let mut told = None;
@@ -319,6 +332,14 @@ pub fn decide(call: Call<'_>, chat: &ChatView, settings: &Settings) -> Decision 
         note = Some(match note {
             Some(n) => format!("{line} {n}"),
             None => line,
+        });
+    }
+
+    if let Action::Routine { .. } = call.action {
+        let line = words::routine_note();
+        note = Some(match note {
+            Some(n) => format!("{line} {n}"),
+            None => line.to_owned(),
         });
     }
 

@@ -40,6 +40,8 @@ pub fn on_list(action: &Action, list: &SkillPermissions, chat: &ChatView) -> boo
         // Recalling reads Conch's own memories; what a skill would have
         // remembered or forgotten steers later chats, and no list says it.
         Action::Memory { op, .. } => op.reads_only(),
+        // No skill's list can say it may set something up to run later.
+        Action::Routine { .. } => false,
     }
 }
 
@@ -90,6 +92,7 @@ fn step(tool: &str, action: &Action) -> String {
             protocol::MemoryOp::Forget => "forget a memory".to_owned(),
             protocol::MemoryOp::Recall => "look through memories".to_owned(),
         },
+        Action::Routine { .. } => "make a routine".to_owned(),
     }
 }
 

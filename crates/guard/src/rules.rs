@@ -49,6 +49,10 @@ pub enum Rule {
     /// Marked: forgetting a memory asks (a page could be trying to erase
     /// what the owner told it).
     AfterReadingForget,
+    /// Making a routine: a chat that will run by itself on a schedule,
+    /// with nobody there. Persistence: asked in every mode, each time, with
+    /// no "always".
+    RunsLaterRoutine,
 }
 
 impl Rule {
@@ -74,12 +78,14 @@ impl Rule {
             Rule::HoldOffList => "hold.off-list",
             Rule::RunsLater => "runs-later.file",
             Rule::AfterReadingForget => "after-reading.forget-memory",
+            Rule::RunsLaterRoutine => "runs-later.routine",
         }
     }
 
-    pub const ALL: [Rule; 20] = [
+    pub const ALL: [Rule; 21] = [
         Rule::AfterReadingForget,
         Rule::RunsLater,
+        Rule::RunsLaterRoutine,
         Rule::HoldOffList,
         Rule::ModeAskCommand,
         Rule::ModeAskEdit,

@@ -51,6 +51,9 @@ pub fn question(tool: &str, action: &Action) -> String {
             protocol::MemoryOp::Forget => format!("Can I forget the memory {what}?"),
             protocol::MemoryOp::Recall => "Can I look through my memories?".to_owned(),
         },
+        Action::Routine { schedule, task } => format!(
+            "Can I make a routine? It would run by itself ({schedule}), with nobody there, and each time start a chat that is asked:\n\n{task}"
+        ),
     }
 }
 
@@ -149,6 +152,11 @@ pub fn told(owner: &str) -> String {
     format!("I've asked {owner} to OK it.")
 }
 
+/// Why making a routine always asks.
+pub fn routine_note() -> &'static str {
+    "A routine runs later by itself, with nobody there to stop it, so I check with you each time one is made."
+}
+
 pub fn nobody_there() -> &'static str {
     "Nobody is here to choose, so this waits for the owner."
 }
@@ -171,6 +179,6 @@ pub fn protected_path() -> String {
 
 pub fn protected_power(command: &str) -> String {
     format!(
-        "That command uses Conch's own powers (access keys, skill signing), which only the owner may use. Don't run it; hand them the command to run themselves:\n\n{command}"
+        "That command uses Conch's own powers (access keys, skill signing, routines, chat apps), which only the owner may use. Don't run it; hand them the command to run themselves:\n\n{command}"
     )
 }

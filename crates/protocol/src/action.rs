@@ -61,6 +61,14 @@ pub enum Action {
         /// The text to remember, the memory's id, or the query.
         what: String,
     },
+    /// Making a routine: a chat that will run by itself on a schedule,
+    /// with nobody there. Persistence, so it asks in every mode.
+    Routine {
+        /// When, as written (cron or plain English).
+        schedule: String,
+        /// What the routine's chat will be asked each time.
+        task: String,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -124,6 +132,9 @@ impl Action {
                 op: MemoryOp::Recall,
                 what,
             } => format!("look through memories for \"{what}\""),
+            Action::Routine { schedule, task } => {
+                format!("make a routine that runs \"{task}\" {schedule}")
+            }
         }
     }
 }

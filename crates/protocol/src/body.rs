@@ -83,13 +83,17 @@ pub struct ChatCreated {
     /// For an `artifact` chat: the one artifact it may update.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub artifact: Option<String>,
+    /// For a `routine` chat: the routine this is a run of (its id).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub routine: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Message {
     pub from: Speaker,
     pub text: String,
-    /// The person's name, for messages from someone other than the owner.
+    /// The person's name, for messages from someone other than the owner;
+    /// the routine's name, for a routine's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// The chat app it came through.

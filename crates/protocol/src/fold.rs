@@ -253,7 +253,13 @@ impl ChatView {
                         }
                         self.seen.read(&message.text);
                     }
-                    Speaker::Routine | Speaker::Task => {}
+                    // A routine's run is titled by what it was asked.
+                    Speaker::Routine => {
+                        if self.title.is_none() {
+                            self.title = Some(crate::title::plain(&message.text));
+                        }
+                    }
+                    Speaker::Task => {}
                 }
             }
             Body::ToolCalled(called) => {
@@ -552,6 +558,7 @@ mod tests {
                     origin: Origin::Owner,
                     parent: None,
                     artifact: None,
+                    routine: None,
                 }),
             ),
             ev(2, msg("hello   there\nfriend", Speaker::Owner)),

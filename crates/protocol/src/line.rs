@@ -185,6 +185,7 @@ mod tests {
                 origin: Origin::Owner,
                 parent: None,
                 artifact: None,
+                routine: None,
             }),
             Body::Message(Message {
                 from: Speaker::Person,

@@ -153,6 +153,7 @@ pub fn needle(action: &Action) -> &str {
         Action::UseSkill { skill } => skill,
         Action::Delegate { task } => task,
         Action::Artifact { what, .. } | Action::Memory { what, .. } => what,
+        Action::Routine { task, .. } => task,
         Action::LookAround { .. } => "",
     }
 }

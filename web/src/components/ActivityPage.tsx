@@ -15,6 +15,7 @@ const FILTERS: { id: string; label: string; kinds?: string[]; waiting?: boolean 
   { id: "waiting", label: "Still waiting", waiting: true },
   { id: "read", label: "Read from outside", kinds: ["read"] },
   { id: "skill", label: "Skills", kinds: ["skill"] },
+  { id: "routine", label: "Routines", kinds: ["routine"] },
   { id: "security", label: "Security", kinds: ["security"] },
   { id: "memory", label: "Memories", kinds: ["memory"] },
 ];
@@ -97,8 +98,8 @@ function Row({ r, onAnswered }: { r: ActivityRow; onAnswered: () => void }) {
   );
 }
 
-export function ActivityPage() {
-  const [filter, setFilter] = useState("all");
+export function ActivityPage({ waiting }: { waiting?: boolean } = {}) {
+  const [filter, setFilter] = useState(waiting ? "waiting" : "all");
   const [rows, setRows] = useState<ActivityRow[]>([]);
   const [next, setNext] = useState<string | null>(null);
   const [done, setDone] = useState(false);

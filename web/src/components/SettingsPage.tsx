@@ -5,6 +5,7 @@ import { navigate } from "../router";
 import { ModelsLink } from "./ModelsLink";
 import { NotifySetting } from "./NotifySetting";
 import "../pages.css";
+import { ChatAppsSettings } from "./ChatAppsSettings";
 
 export function SettingsPage({ onSignOut }: { onSignOut: () => void }) {
   const [keys, setKeys] = useState<AccessKey[] | null>(null);
@@ -56,6 +57,7 @@ export function SettingsPage({ onSignOut }: { onSignOut: () => void }) {
       </section>
       <ModelsLink />
       <NotifySetting />
+      <ChatAppsSettings />
       <section>
         <h2>Access keys</h2>
         <p class="quiet">

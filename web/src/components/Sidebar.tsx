@@ -31,6 +31,9 @@ export function Sidebar(props: {
     navigate(path);
     props.onClose();
   };
+  // Questions waiting for the owner, in any chat (a routine's and a chat
+  // app's too): one place to see them all.
+  const needs = props.chats.reduce((n, c) => n + (c.waiting ?? 0), 0);
   return (
     <nav class="sidebar" aria-label="Chats and pages">
       <div class="sidebar-top">
@@ -39,6 +42,18 @@ export function Sidebar(props: {
           New chat
         </button>
       </div>
+      {needs > 0 && (
+        <a
+          class="needs-you"
+          href="/activity?waiting"
+          onClick={(e) => {
+            e.preventDefault();
+            go("/activity?waiting");
+          }}
+        >
+          Needs you ({needs})
+        </a>
+      )}
       <input
         type="search"
         class="search"
@@ -109,6 +124,16 @@ export function Sidebar(props: {
           }}
         >
           Activity
+        </a>
+        <a
+          href="/routines"
+          class={props.page === "routines" ? "current" : ""}
+          onClick={(e) => {
+            e.preventDefault();
+            go("/routines");
+          }}
+        >
+          Routines
         </a>
         <a
           href="/memories"

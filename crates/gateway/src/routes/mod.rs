@@ -1,14 +1,17 @@
 pub mod activity;
 pub mod artifacts;
 pub mod backups;
+pub mod bridges;
 pub mod chats;
 pub mod health;
 pub mod keys;
 pub mod memories;
+pub mod notifications;
 pub mod pages;
 pub mod passwords;
 pub mod providers;
 pub mod repair;
+pub mod routines;
 pub mod security;
 pub mod session;
 pub mod skills;

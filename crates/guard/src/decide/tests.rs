@@ -122,6 +122,7 @@ fn tool_of(action: &Action) -> &'static str {
             protocol::MemoryOp::Forget => "forget",
             protocol::MemoryOp::Recall => "recall",
         },
+        Action::Routine { .. } => "routine_create",
     }
 }
 
@@ -168,6 +169,7 @@ fn fold(spec: &ChatSpec) -> ChatView {
             },
             parent: None,
             artifact: None,
+            routine: None,
         }),
     )];
     let owner = Body::Message(Message {
@@ -1463,6 +1465,7 @@ fn held(events: Vec<Event>) -> ChatView {
             origin: Origin::Owner,
             parent: None,
             artifact: None,
+            routine: None,
         }),
     )];
     all.extend(events);
@@ -1886,6 +1889,7 @@ fn narrow_always_covers_its_program_and_subcommand_only() {
             origin: Origin::Owner,
             parent: None,
             artifact: None,
+            routine: None,
         }),
     )];
     events.push(ev(
@@ -1951,4 +1955,75 @@ fn narrow_always_covers_its_program_and_subcommand_only() {
     ));
     let got = decide_in(&ChatView::fold(&marked_events), &git("git push"));
     assert_eq!(got.rule_ids(), ["after-reading.command"]);
+}
+
+/// Making a routine is persistence: it asks in every mode, whoever is in
+/// the chat and whatever it read, each time, and no earlier "always" (of
+/// any key) skips it or is offered.
+#[test]
+fn runs_later_routine_asks_in_every_mode_with_no_always() {
+    let routine = Action::Routine {
+        schedule: "every weekday at 8:00".into(),
+        task: "Summarise my inbox".into(),
+    };
+    let bases = [
+        ChatSpec {
+            there: true,
+            others: false,
+            marks: vec![],
+            always: vec![
+                "routine_create",
+                "read:routine_create",
+                "box:routine_create",
+            ],
+        },
+        nobody(MarkKind::Page),
+        with_others(),
+    ];
+    for base in &bases {
+        let chat = fold(base);
+        for mode in [Mode::Ask, Mode::Edits, Mode::Auto, Mode::Full] {
+            let got = decide(
+                Call {
+                    tool: "routine_create",
+                    action: &routine,
+                },
+                &chat,
+                &Settings::new(mode),
+            );
+            let Decision::Ask {
+                why,
+                always,
+                note,
+                question,
+                ..
+            } = got
+            else {
+                panic!("{mode}: {got:?}")
+            };
+            assert!(why.contains(&Rule::RunsLaterRoutine), "{mode} {why:?}");
+            assert_eq!(always, None);
+            assert!(note.unwrap().starts_with("A routine runs later by itself"));
+            assert!(
+                question.contains("Summarise my inbox")
+                    && question.contains("every weekday at 8:00")
+            );
+        }
+    }
+    // A tool turned off is still refused first.
+    let mut settings = Settings::new(Mode::Full);
+    settings
+        .policies
+        .insert("routine_create".into(), crate::Policy::Off);
+    assert!(matches!(
+        decide(
+            Call {
+                tool: "routine_create",
+                action: &routine
+            },
+            &fold(&bases[0]),
+            &settings
+        ),
+        Decision::Deny { .. }
+    ));
 }

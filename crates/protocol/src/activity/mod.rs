@@ -30,10 +30,12 @@ pub enum ActivityKind {
     /// Someone trying passwords or setup links (not a chat's: the home's
     /// `security.jsonl`).
     Security,
+    /// A routine started a run (its chat is the run).
+    Routine,
 }
 
 impl ActivityKind {
-    pub const ALL: [ActivityKind; 10] = [
+    pub const ALL: [ActivityKind; 11] = [
         ActivityKind::Command,
         ActivityKind::File,
         ActivityKind::Page,
@@ -44,6 +46,7 @@ impl ActivityKind {
         ActivityKind::Skill,
         ActivityKind::Memory,
         ActivityKind::Security,
+        ActivityKind::Routine,
     ];
 
     pub fn name(self) -> &'static str {
@@ -58,6 +61,7 @@ impl ActivityKind {
             ActivityKind::Skill => "skill",
             ActivityKind::Memory => "memory",
             ActivityKind::Security => "security",
+            ActivityKind::Routine => "routine",
         }
     }
 
@@ -229,6 +233,15 @@ fn short(text: &str, max: usize) -> String {
     s
 }
 
+/// A chat app's name as people write it: "telegram" → "Telegram".
+fn app_name(app: &str) -> String {
+    let mut chars = app.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
 fn input_str<'a>(input: &'a serde_json::Value, key: &str) -> &'a str {
     input.get(key).and_then(|v| v.as_str()).unwrap_or("")
 }
@@ -248,6 +261,18 @@ impl ActivityFold {
             })
         };
         match &event.body {
+            Body::Message(m) if m.from == crate::body::Speaker::Routine => vec![row(
+                ActivityKind::Routine,
+                format!(
+                    "Routine {}ran: \"{}\"",
+                    m.name
+                        .as_deref()
+                        .map(|n| format!("\"{}\" ", short(n, 60)))
+                        .unwrap_or_default(),
+                    short(&m.text, 160)
+                ),
+                None,
+            )],
             Body::ToolCalled(c) => {
                 let i = &c.input;
                 let made = match c.tool.as_str() {
@@ -273,6 +298,14 @@ impl ActivityFold {
                     "delegate" => Some((
                         ActivityKind::App,
                         format!("Handed a helper \"{}\"", short(input_str(i, "task"), 120)),
+                    )),
+                    "routine_create" => Some((
+                        ActivityKind::Made,
+                        format!(
+                            "Made a routine: \"{}\", {}",
+                            short(input_str(i, "task"), 120),
+                            short(input_str(i, "schedule"), 60)
+                        ),
                     )),
                     // Looking around isn't doing; skills and artifacts have
                     // their own events.
@@ -358,6 +391,9 @@ impl ActivityFold {
                     };
                     let state = match a.by.as_str() {
                         "owner" => format!("you {said}"),
+                        by if by.starts_with("owner:") => {
+                            format!("you {said} in {}", app_name(&by["owner:".len()..]))
+                        }
                         "mode" => format!("{said} by the mode you picked"),
                         by => format!("{said} by {by}"),
                     };

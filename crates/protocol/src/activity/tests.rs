@@ -443,3 +443,71 @@ fn a_narrower_always_is_named_by_its_command() {
         }]
     );
 }
+
+#[test]
+fn a_routines_run_and_an_answer_given_in_a_chat_app() {
+    let mut fold = ActivityFold::default();
+    let started = fold.apply(&ev(
+        2,
+        Body::Message(Message {
+            from: Speaker::Routine,
+            text: "Summarise my inbox".into(),
+            name: Some("inbox".into()),
+            app: None,
+            replaces: None,
+        }),
+    ));
+    match &started[..] {
+        [ActivityChange::New(row)] => {
+            assert_eq!(row.kind, ActivityKind::Routine);
+            assert_eq!(row.says, "Routine \"inbox\" ran: \"Summarise my inbox\"");
+        }
+        other => panic!("{other:?}"),
+    }
+    // The owner's own words and other people's aren't rows.
+    for from in [Speaker::Owner, Speaker::Person, Speaker::Task] {
+        let m = Message {
+            from,
+            text: "hi".into(),
+            name: None,
+            app: None,
+            replaces: None,
+        };
+        assert!(fold.apply(&ev(3, Body::Message(m))).is_empty());
+    }
+    fold.apply(&called(
+        4,
+        "c1",
+        "routine_create",
+        json!({"schedule": "every weekday at 8:00", "task": "Summarise my inbox"}),
+    ));
+    let asked = PermissionRequested {
+        turn: 1,
+        ask: "a1".into(),
+        call: "c1".into(),
+        tool: "run_command".into(),
+        action: crate::Action::command("ls", false, false),
+        why: vec![],
+        question: "Can I?".into(),
+        note: None,
+        always: None,
+        narrow: None,
+        provenance: vec![],
+        told: None,
+        after_reading: false,
+    };
+    fold.apply(&ev(5, Body::PermissionRequested(asked)));
+    let answered = fold.apply(&ev(
+        6,
+        Body::PermissionAnswered(PermissionAnswered {
+            ask: "a1".into(),
+            answer: Answer::Once,
+            by: "owner:telegram".into(),
+            narrow: false,
+        }),
+    ));
+    assert!(
+        matches!(&answered[..], [ActivityChange::State { state, .. }] if state == "you allowed once in Telegram"),
+        "{answered:?}"
+    );
+}

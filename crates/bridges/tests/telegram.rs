@@ -1,0 +1,595 @@
+//! The Telegram bridge end to end against a scripted Bot API server on
+//! 127.0.0.1: the owner links, a stranger is refused, an allowed person's
+//! message marks the chat and their request's command asks the owner in
+//! Telegram (not them), their "yes" is refused with the sentence, and the
+//! owner's button runs it once. Then the API's edges: 409, 429 with
+//! retry_after, a press answered twice, an edit to the same text.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches may panic: that is the test failing.
+
+#[path = "support/bot_api.rs"]
+mod bot_api;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bot_api::{BotApi, BotMessage, TOKEN};
+use bridges::access;
+use bridges::telegram::Telegram;
+use bridges::{ChatApp, Relay, StateFile, Waits};
+use conversations::{Chat, Chats, ChatsConfig, Durability, GuardConfig, Home};
+use engines::{Chunk, ScriptedEngine};
+use protocol::{Body, Mode, Speaker};
+use serde_json::json;
+use tools::{Tools, ToolsConfig};
+
+const ADA: i64 = 100;
+const EVE: i64 = 200;
+const MALLORY: i64 = 300;
+
+struct World {
+    _dir: tempfile::TempDir,
+    home: std::path::PathBuf,
+    api: BotApi,
+    chats: Arc<Chats>,
+    state: StateFile,
+}
+
+fn waits() -> Waits {
+    Waits {
+        unreachable: Duration::from_millis(50),
+        conflict: Duration::from_millis(100),
+        most: Duration::from_secs(2),
+    }
+}
+
+async fn world(engine: Arc<ScriptedEngine>, mode: Mode) -> World {
+    let dir = tempfile::tempdir().unwrap();
+    let (home, work) = (dir.path().join("home"), dir.path().join("work"));
+    std::fs::create_dir(&work).unwrap();
+    let chats = Chats::new(
+        Home::open(&home).unwrap(),
+        engine,
+        Arc::new(Tools::new(ToolsConfig::default())),
+        ChatsConfig {
+            durability: Durability::Group,
+            default_work: work,
+            default_mode: mode,
+            policies: Default::default(),
+            guard: GuardConfig {
+                owner_name: "Ada".into(),
+                ..GuardConfig::default()
+            },
+            skills: None,
+            max_steps: None,
+        },
+    );
+    let api = BotApi::start().await;
+    let state = StateFile::new(&home);
+    World {
+        _dir: dir,
+        home,
+        api,
+        chats,
+        state,
+    }
+}
+
+fn start(w: &World) -> Arc<Relay> {
+    let app: Arc<dyn ChatApp> = Telegram::new(TOKEN, Some(&w.api.base), 1).unwrap();
+    let relay = Relay::new(app, w.chats.clone(), &w.home, "Ada", waits());
+    tokio::spawn(relay.clone().run());
+    relay
+}
+
+/// `conch bridges link telegram`: the code the owner sends.
+fn link_code(state: &StateFile) -> String {
+    let (code, kept) = access::new_code([7, 1, 30, 12, 99, 250, 3, 18], bridges_now());
+    state.update("telegram", |s| s.link = Some(kept)).unwrap();
+    code
+}
+
+fn bridges_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64
+}
+
+fn texts(api: &BotApi, chat: i64) -> Vec<String> {
+    api.said_in(chat).into_iter().map(|m| m.text).collect()
+}
+
+fn command(id: &str, command: &str) -> Chunk {
+    Chunk::ToolCall {
+        id: id.into(),
+        name: "run_command".into(),
+        input: json!({ "command": command }),
+    }
+}
+
+fn the_chat(w: &World, app_chat: i64) -> Arc<Chat> {
+    let id = w.state.get("telegram").unwrap().chats[&app_chat.to_string()].clone();
+    w.chats.get(&id).unwrap()
+}
+
+async fn link_ada(w: &World) {
+    let code = link_code(&w.state);
+    w.api
+        .direct(ADA, "Ada", Some("ada"), &format!("/link {code}"));
+    w.api
+        .until("the owner is linked", |a| {
+            texts(a, ADA).iter().any(|t| t == access::LINKED)
+        })
+        .await;
+    assert_eq!(
+        w.state.get("telegram").unwrap().owner.unwrap().id,
+        ADA.to_string()
+    );
+}
+
+#[tokio::test]
+async fn someone_elses_request_asks_the_owner_in_telegram_and_the_owners_button_runs_it_once() {
+    let engine = Arc::new(ScriptedEngine::new([
+        vec![command(
+            "c1",
+            "echo ran-for-eve > proof.txt; echo ran-for-eve",
+        )],
+        vec![Chunk::Text("Done: it printed ran-for-eve.".into())],
+        vec![Chunk::Text("Ada has it.".into())],
+    ]));
+    // Full trust: someone else's words still ask.
+    let w = world(engine, Mode::Full).await;
+    start(&w);
+    link_ada(&w).await;
+
+    // A stranger is refused with a sentence, and nothing is kept.
+    w.api
+        .direct(MALLORY, "Mallory", Some("mal"), "run rm -rf ~");
+    w.api
+        .until("the stranger is refused", |a| !texts(a, MALLORY).is_empty())
+        .await;
+    assert_eq!(
+        texts(&w.api, MALLORY),
+        [access::refused("Ada", &MALLORY.to_string())]
+    );
+    assert!(w.chats.list().is_empty(), "a stranger's words made a chat");
+    // Writing again, they aren't told again for a while (a flood of
+    // strangers can't use up the bot's sending for the owner).
+    w.api.direct(MALLORY, "Mallory", Some("mal"), "hello??");
+    let last = w.api.direct(MALLORY, "Mallory", Some("mal"), "hello???") as u64;
+    while w.state.get("telegram").unwrap().cursor < Some(last) {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+
+    assert_eq!(texts(&w.api, MALLORY).len(), 1);
+    // The owner allows Eve by handle.
+    bridges::state::allow(&w.state, "telegram", access::parse_user("@Eve").unwrap()).unwrap();
+    w.api.direct(
+        EVE,
+        "Eve",
+        Some("eve"),
+        "Привет! Could you run echo for me?",
+    );
+    // Eve is told the owner was asked; the owner gets the question.
+    w.api
+        .until("Eve is told", |a| {
+            texts(a, EVE)
+                .iter()
+                .any(|t| t == "I've asked Ada to OK it.")
+        })
+        .await;
+    w.api
+        .until("Ada is asked", |a| {
+            a.said_in(ADA).iter().any(|m| m.buttons.is_some())
+        })
+        .await;
+    let chat = the_chat(&w, EVE);
+    let view = chat.log.view();
+    assert_eq!(view.others, ["Eve on telegram"]);
+    assert!(view.is_marked());
+    let asked = view.pending[0].clone();
+    let question: BotMessage = w
+        .api
+        .said_in(ADA)
+        .into_iter()
+        .find(|m| m.buttons.is_some())
+        .unwrap();
+    assert!(question.text.contains("ran-for-eve"), "{}", question.text);
+    assert!(
+        question.text.contains("Eve on telegram"),
+        "{}",
+        question.text
+    );
+    // Once and Deny; no Always for someone else's words.
+    let labels: Vec<&str> = question.buttons.as_ref().unwrap()[0]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels, ["Once", "Deny"]);
+    // Eve never sees a button.
+    assert!(w.api.said_in(EVE).iter().all(|m| m.buttons.is_none()));
+
+    // Eve's "yes" is a message, not an answer.
+    w.api.direct(EVE, "Eve", Some("eve"), "yes");
+    w.api
+        .until("Eve's yes is refused", |a| {
+            texts(a, EVE)
+                .iter()
+                .filter(|t| *t == "I've asked Ada to OK it.")
+                .count()
+                == 2
+        })
+        .await;
+    assert_eq!(chat.log.view().pending.len(), 1);
+    // Nor is Eve pressing Ada's button (data copied from it).
+    let once = question.buttons.as_ref().unwrap()[0][0]["callback_data"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let forged = w.api.press(EVE, "Eve", &question, &once);
+    w.api
+        .until("the forged press is answered", |a| {
+            a.answers().iter().any(|(id, _)| *id == forged)
+        })
+        .await;
+    assert_eq!(
+        w.api.answers().last().unwrap().1,
+        "Only Ada can answer this."
+    );
+    assert_eq!(chat.log.view().pending[0].ask, asked.ask);
+
+    // Ada presses Once: it runs, once.
+    let pressed = w.api.press(ADA, "Ada", &question, &once);
+    w.api
+        .until("Ada's press is answered", |a| {
+            a.answers().iter().any(|(id, _)| *id == pressed)
+        })
+        .await;
+    w.api
+        .until("the reply reaches Eve", |a| {
+            texts(a, EVE).iter().any(|t| t.contains("Done:"))
+        })
+        .await;
+    let events = chat.log.events_after(0).unwrap();
+    let finished: Vec<_> = events
+        .iter()
+        .filter_map(|e| match &e.body {
+            Body::ToolFinished(f) => Some(f.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(finished.len(), 1);
+    assert!(finished[0].output.contains("ran-for-eve"));
+    let answered: Vec<_> = events
+        .iter()
+        .filter_map(|e| match &e.body {
+            Body::PermissionAnswered(a) => Some(a.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(answered.len(), 1);
+    assert_eq!(answered[0].by, "owner:telegram");
+    // The question says how it ended and its buttons are gone.
+    w.api
+        .until("the question is marked done", |a| {
+            a.said_in(ADA)
+                .iter()
+                .any(|m| m.id == question.id && m.buttons.is_none())
+        })
+        .await;
+    let done = w
+        .api
+        .said_in(ADA)
+        .into_iter()
+        .find(|m| m.id == question.id)
+        .unwrap();
+    assert!(done.text.ends_with("— Allowed once."), "{}", done.text);
+    // Pressing again: the question is over, nothing runs twice.
+    let again = w.api.press(ADA, "Ada", &question, &once);
+    w.api
+        .until("the second press is answered", |a| {
+            a.answers().iter().any(|(id, _)| *id == again)
+        })
+        .await;
+    assert_eq!(w.api.answers().last().unwrap().1, "That question is over.");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let runs = chat
+        .log
+        .events_after(0)
+        .unwrap()
+        .iter()
+        .filter(|e| matches!(e.body, Body::ToolFinished(_)))
+        .count();
+    assert_eq!(runs, 1);
+    // Eve's words are in the chat as hers.
+    let people: Vec<_> = chat
+        .log
+        .events_after(0)
+        .unwrap()
+        .into_iter()
+        .filter_map(|e| match e.body {
+            Body::Message(m) => Some((m.from, m.name, m.text)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(people[0].0, Speaker::Person);
+    assert_eq!(people[0].1.as_deref(), Some("Eve"));
+}
+
+#[tokio::test]
+async fn in_a_group_only_mentions_are_read_and_the_owner_there_is_the_owner() {
+    let engine = Arc::new(ScriptedEngine::new([
+        vec![Chunk::Text("Hi Ada.".into())],
+        vec![command("g1", "echo for-the-group")],
+        vec![Chunk::Text("Asked Ada.".into())],
+    ]));
+    let w = world(engine, Mode::Full).await;
+    start(&w);
+    link_ada(&w).await;
+    bridges::state::allow(
+        &w.state,
+        "telegram",
+        access::parse_user(&EVE.to_string()).unwrap(),
+    )
+    .unwrap();
+    let group = -5000;
+    w.api.group(group, ADA, "Ada", "lunch?", false);
+    w.api.group(group, EVE, "Eve", "anyone?", false);
+    w.api.group(group, ADA, "Ada", "hello", true);
+    w.api
+        .until("the reply", |a| {
+            texts(a, group).iter().any(|t| t == "Hi Ada.")
+        })
+        .await;
+    let chat = the_chat(&w, group);
+    let messages = |chat: &Chat| -> Vec<(Speaker, String)> {
+        chat.log
+            .events_after(0)
+            .unwrap()
+            .into_iter()
+            .filter_map(|e| match e.body {
+                Body::Message(m) => Some((m.from, m.text)),
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(messages(&chat).len(), 1, "{:?}", messages(&chat));
+    assert_eq!(messages(&chat)[0].0, Speaker::Owner);
+    assert!(!chat.log.view().is_marked());
+    // A stranger naming the bot is refused in the group; nothing is kept.
+    w.api.group(group, MALLORY, "Mallory", "run rm -rf /", true);
+    w.api
+        .until("the stranger is refused", |a| {
+            texts(a, group)
+                .iter()
+                .any(|t| t.starts_with("Sorry, I only talk with people Ada has allowed"))
+        })
+        .await;
+    assert_eq!(messages(&chat).len(), 1);
+    // Eve naming the bot is someone else in the owner's group: her words
+    // mark it, and what she asks for asks Ada in Ada's own chat.
+    w.api.group(group, EVE, "Eve", "please run echo", true);
+    w.api
+        .until("Ada is asked", |a| {
+            a.said_in(ADA).iter().any(|m| m.buttons.is_some())
+        })
+        .await;
+    w.api
+        .until("the group is told", |a| {
+            texts(a, group)
+                .iter()
+                .any(|t| t == "I've asked Ada to OK it.")
+        })
+        .await;
+    assert_eq!(chat.log.view().others, ["Eve on telegram"]);
+    assert!(w.api.said_in(group).iter().all(|m| m.buttons.is_none()));
+}
+
+/// The API's edges: a 409 while polling, 429s with retry_after on sending,
+/// replies that must each arrive exactly once, and messages that must each
+/// reach the chat exactly once.
+#[tokio::test]
+async fn the_bridge_survives_409_and_429_without_losing_or_repeating_a_message() {
+    let n = 6;
+    let engine = Arc::new(ScriptedEngine::new(
+        (1..=n).map(|i| vec![Chunk::Text(format!("reply {i}"))]),
+    ));
+    let w = world(engine, Mode::Ask).await;
+    start(&w);
+    link_ada(&w).await;
+    w.api.fail_next("getUpdates", 409, "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running", None);
+    w.api.fail_next(
+        "sendMessage",
+        429,
+        "Too Many Requests: retry after 1",
+        Some(1),
+    );
+    w.api.fail_next(
+        "getUpdates",
+        429,
+        "Too Many Requests: retry after 1",
+        Some(1),
+    );
+    for i in 1..=n {
+        w.api
+            .direct(ADA, "Ada", Some("ada"), &format!("message {i} ✓"));
+        if i == 3 {
+            w.api.fail_next(
+                "sendMessage",
+                429,
+                "Too Many Requests: retry after 1",
+                Some(1),
+            );
+        }
+    }
+    let want: Vec<String> = (1..=n).map(|i| format!("message {i} ✓")).collect();
+    let chat = loop {
+        if let Some(id) = w
+            .state
+            .get("telegram")
+            .unwrap()
+            .chats
+            .get(&ADA.to_string())
+            .cloned()
+        {
+            break w.chats.get(&id).unwrap();
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let messages = |chat: &Chat| -> Vec<String> {
+        chat.log
+            .events_after(0)
+            .unwrap()
+            .into_iter()
+            .filter_map(|e| match e.body {
+                Body::Message(m) => Some(m.text),
+                _ => None,
+            })
+            .collect()
+    };
+    // Messages that arrive while a turn runs wait for the next one, so
+    // there are as many replies as turns: each must reach Telegram once.
+    let replies = |chat: &Chat| -> Vec<String> {
+        chat.log
+            .events_after(0)
+            .unwrap()
+            .into_iter()
+            .filter_map(|e| match e.body {
+                Body::Reply(r) => Some(r.text),
+                _ => None,
+            })
+            .collect()
+    };
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(15);
+    while (messages(&chat) != want || chat.is_running()) && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(messages(&chat), want);
+    let logged = replies(&chat);
+    w.api
+        .until("every reply", |a| {
+            texts(a, ADA)
+                .iter()
+                .filter(|t| t.starts_with("reply "))
+                .count()
+                >= logged.len()
+        })
+        .await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let sent: Vec<String> = texts(&w.api, ADA)
+        .into_iter()
+        .filter(|t| t.starts_with("reply "))
+        .collect();
+    assert_eq!(sent, logged);
+    assert_eq!(messages(&chat), want);
+    let calls = w.api.calls();
+    assert!(calls.iter().any(|c| c == &("getUpdates".to_owned(), 409)));
+    assert!(
+        calls.iter().filter(|c| c.1 == 429).count() >= 2,
+        "{calls:?}"
+    );
+}
+
+/// A second poller gets 409 from the server; the first keeps every update.
+#[tokio::test]
+async fn a_second_poller_gets_409_and_the_adapter_says_so() {
+    let api = BotApi::start().await;
+    let a = Telegram::new(TOKEN, Some(&api.base), 2).unwrap();
+    let b = Telegram::new(TOKEN, Some(&api.base), 2).unwrap();
+    let first = tokio::spawn(async move { a.updates(None).await });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    match b.updates(None).await {
+        Err(bridges::AppError::Conflict(why)) => {
+            assert!(why.contains("terminated by other getUpdates"))
+        }
+        other => panic!("{other:?}"),
+    }
+    api.direct(ADA, "Ada", None, "hi");
+    let got = first.await.unwrap().unwrap();
+    assert_eq!(got.len(), 1);
+}
+
+/// An edit without buttons drops them; the same edit again is "not
+/// modified", which the adapter names; a press answered twice is refused.
+#[tokio::test]
+async fn edits_and_presses_behave_as_the_real_api() {
+    let api = BotApi::start().await;
+    let tg = Telegram::new(TOKEN, Some(&api.base), 1).unwrap();
+    let buttons = [bridges::Button {
+        text: "Once".into(),
+        data: "once:x".into(),
+    }];
+    let sent = tg.say(&ADA.to_string(), "Can I?", &buttons).await.unwrap();
+    assert!(api.said_in(ADA)[0].buttons.is_some());
+    tg.edit(&sent, "Can I?").await.unwrap();
+    assert_eq!(api.said_in(ADA)[0].buttons, None);
+    assert_eq!(
+        tg.edit(&sent, "Can I?").await,
+        Err(bridges::AppError::NotModified)
+    );
+    let message = api.said_in(ADA)[0].clone();
+    let press = api.press(ADA, "Ada", &message, "once:x");
+    tg.answer(&press, "ok").await.unwrap();
+    assert!(matches!(
+        tg.answer(&press, "ok").await,
+        Err(bridges::AppError::Refused(_))
+    ));
+    // A wrong token is a sentence that doesn't show the token.
+    let wrong = Telegram::new("999:nope", Some(&api.base), 1).unwrap();
+    let e = wrong.say("1", "x", &[]).await.unwrap_err().to_string();
+    assert!(e.contains("token") && !e.contains("999:nope"), "{e}");
+}
+
+/// The owner saw the question and pressed Once before Telegram's answer to
+/// sending it reached Conch: the press still answers it (it used to say
+/// "That question is over." and take the buttons away).
+#[tokio::test]
+async fn a_button_pressed_before_sending_it_was_confirmed_still_answers() {
+    let engine = Arc::new(ScriptedEngine::new([
+        vec![command("c1", "echo pressed-early")],
+        vec![Chunk::Text("ran".into())],
+    ]));
+    let w = world(engine, Mode::Ask).await;
+    start(&w);
+    link_ada(&w).await;
+    bridges::state::allow(
+        &w.state,
+        "telegram",
+        access::parse_user(&EVE.to_string()).unwrap(),
+    )
+    .unwrap();
+    w.api
+        .slow_next("sendMessage", 3, Duration::from_millis(1500));
+    w.api.direct(EVE, "Eve", None, "run it please");
+    w.api
+        .until("the question is on the owner's phone", |a| {
+            a.said_in(ADA).iter().any(|m| m.buttons.is_some())
+        })
+        .await;
+    let q = w
+        .api
+        .said_in(ADA)
+        .into_iter()
+        .find(|m| m.buttons.is_some())
+        .unwrap();
+    let once = q.buttons.as_ref().unwrap()[0][0]["callback_data"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let pressed = w.api.press(ADA, "Ada", &q, &once);
+    w.api
+        .until("the press is answered", |a| {
+            a.answers().iter().any(|(id, _)| *id == pressed)
+        })
+        .await;
+    assert_eq!(w.api.answers().last().unwrap().1, "Allowed once.");
+    w.api
+        .until("the question says so", |a| {
+            a.said_in(ADA)
+                .iter()
+                .any(|m| m.id == q.id && m.text.ends_with("— Allowed once."))
+        })
+        .await;
+}
