@@ -34,6 +34,9 @@ pub enum Rule {
     PolicyAsk,
     /// The owner turned this tool off.
     PolicyOff,
+    /// An app's tool changed (description, input schema, annotations)
+    /// since the owner turned it on: off until they look.
+    PolicyChanged,
     /// The owner set this tool to read-only, and this call doesn't only read.
     PolicyReadOnly,
     /// The call touches Conch's own folder, or where keys live.
@@ -65,6 +68,7 @@ impl Rule {
             Rule::BoxLeave => "box.leave",
             Rule::PolicyAsk => "policy.ask",
             Rule::PolicyOff => "policy.off",
+            Rule::PolicyChanged => "policy.changed",
             Rule::PolicyReadOnly => "policy.read-only",
             Rule::ProtectedPath => "protected.path",
             Rule::ProtectedPower => "protected.power",
@@ -73,7 +77,7 @@ impl Rule {
         }
     }
 
-    pub const ALL: [Rule; 19] = [
+    pub const ALL: [Rule; 20] = [
         Rule::RunsLater,
         Rule::HoldOffList,
         Rule::ModeAskCommand,
@@ -90,6 +94,7 @@ impl Rule {
         Rule::BoxLeave,
         Rule::PolicyAsk,
         Rule::PolicyOff,
+        Rule::PolicyChanged,
         Rule::PolicyReadOnly,
         Rule::ProtectedPath,
         Rule::ProtectedPower,

@@ -125,6 +125,12 @@ pub fn turned_off(tool: &str) -> String {
     )
 }
 
+pub fn changed(tool: &str) -> String {
+    format!(
+        "{tool} changed since the owner turned it on (what it says it does, or what it takes, is different now), so it's off until they look at it in Apps. Don't try another way; say what you'd need instead."
+    )
+}
+
 pub fn read_only(tool: &str) -> String {
     format!(
         "The owner set {tool} to read-only, so it can only read. Say what you'd need changed instead."
