@@ -209,6 +209,11 @@ pub fn run(home: &Home, args: DoctorArgs) -> Result<(), Failure> {
             (false, Some(conversations::checkup::Fix::Advice { says })) => {
                 Line::Warn(format!("{} {says}", check.says))
             }
+            (false, Some(conversations::checkup::Fix::Memories { held })) => Line::Warn(format!(
+                "{} Keep or forget it on the Memories page, or with `conch memories keep {}` (`conch memories list` shows them all).",
+                check.says,
+                held.first().map(String::as_str).unwrap_or("ID")
+            )),
             (false, None) => Line::Warn(check.says),
         });
     }

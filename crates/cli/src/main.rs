@@ -6,6 +6,7 @@ mod doctor;
 mod hook;
 mod keys;
 mod listen;
+mod memories_cmd;
 mod open_files;
 mod providers;
 mod replay;
@@ -76,6 +77,11 @@ enum Command {
     Activity(activity::ActivityArgs),
     /// Claude Code's hooks call back into the running Conch (not for typing).
     Hook(hook::HookArgs),
+    /// Conch's memories: list, add, keep a held one, forget.
+    Memories {
+        #[command(subcommand)]
+        command: memories_cmd::MemoriesCommand,
+    },
 }
 
 /// A failure to report: one sentence, already in the user's words.
@@ -114,6 +120,7 @@ fn main() -> ExitCode {
             Command::Doctor(args) => doctor::run(&home, args),
             Command::Activity(args) => activity::run(&home, args),
             Command::Hook(_) => Ok(()),
+            Command::Memories { command } => memories_cmd::run(&home, command),
         }
     })();
     match result {

@@ -57,6 +57,13 @@ fn check(file: &Path) -> Result<(), String> {
                         ));
                     }
                 }
+            } else if key == "output_has" {
+                let output = got["output"].as_str().unwrap_or("");
+                if !output.contains(value.as_str().unwrap_or("")) {
+                    return Err(format!(
+                        "step {step}: the output {output:?} should have {value}"
+                    ));
+                }
             } else if key == "note_has" {
                 let note = got["note"].as_str().unwrap_or("");
                 if !note.contains(value.as_str().unwrap_or("")) {
@@ -102,6 +109,23 @@ fn check(file: &Path) -> Result<(), String> {
                     want["step"], got[key]
                 ));
             }
+        }
+    }
+    if let Some(memories) = expect.get("memories") {
+        // Each memory at the end: [text, state, the first reason's rule].
+        let got: Vec<Value> = report["memories"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|m| serde_json::json!([m["text"], m["state"], m["why"][0]]))
+            .collect();
+        if got != memories.as_array().cloned().unwrap_or_default() {
+            return Err(format!("memories are {got:?}, wanted {memories}"));
+        }
+    }
+    if let Some(given) = expect.get("given") {
+        if report["given"] != *given {
+            return Err(format!("given {}, wanted {given}", report["given"]));
         }
     }
     if let Some(marks) = expect.get("marks") {

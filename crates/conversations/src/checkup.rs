@@ -21,12 +21,16 @@ pub enum Fix {
     Command { line: String },
     /// Words: what to do.
     Advice { says: String },
+    /// Keep or forget them on the Memories page (or `conch memories keep
+    /// ID`).
+    Memories { held: Vec<String> },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Check {
     /// `check-after-reading`, `sealed-commands`, `check-memories`,
-    /// `sealing-available`, `listening`, `home-folder`, `wrong-passwords`.
+    /// `sealing-available`, `listening`, `home-folder`, `wrong-passwords`,
+    /// `held-memories`.
     pub id: &'static str,
     pub ok: bool,
     pub says: String,
@@ -120,6 +124,7 @@ pub fn checkup(home: &Path, safety: &Safety, listening: Option<SocketAddr>) -> V
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_millis() as i64),
     ));
+    out.push(held_memories(home));
     out
 }
 
@@ -193,6 +198,51 @@ fn tries_to_get_in(attempts: &[crate::security::Attempt], now_ms: i64) -> Check 
     )
 }
 
+/// Memories held for the owner ("Keep this memory?").
+fn held_memories(home: &Path) -> Check {
+    let store = memory::Store::new(home);
+    let held: Vec<memory::Memory> = match store.list() {
+        Ok(list) => list
+            .iter()
+            .filter(|m| m.state == memory::State::Held)
+            .cloned()
+            .collect(),
+        Err(e) => {
+            return check(
+                "held-memories",
+                false,
+                format!("Conch's memories couldn't be read: {e}"),
+                None,
+            )
+        }
+    };
+    let warning = store.warning();
+    match (held.as_slice(), warning) {
+        (_, Some(w)) => check("held-memories", false, w, None),
+        ([], None) => check("held-memories", true, "No memory is waiting for you.", None),
+        (held, None) => {
+            let first = &held[0];
+            let more = match held.len() {
+                1 => String::new(),
+                2 => " (and one more)".to_owned(),
+                n => format!(" (and {} more)", n - 1),
+            };
+            check(
+                "held-memories",
+                false,
+                format!(
+                    "A memory from {} is waiting for you{more}: \"{}\". Keep this memory?",
+                    first.source.words(),
+                    first.text.chars().take(120).collect::<String>()
+                ),
+                Some(Fix::Memories {
+                    held: held.iter().map(|m| m.id.clone()).collect(),
+                }),
+            )
+        }
+    }
+}
+
 /// The home folder is 0700 and nothing in it is readable by others.
 fn home_folder(home: &Path) -> Check {
     let mode = |p: &Path| {
@@ -214,6 +264,7 @@ fn home_folder(home: &Path) -> Check {
         "keystore",
         "chats",
         "artifacts",
+        "memories.json",
     ] {
         let p = home.join(name);
         if mode(&p).is_some_and(|m| m & 0o077 != 0) {

@@ -182,6 +182,7 @@ impl Spell {
             says: self.says(),
             state: Some(self.state()),
             ask: None,
+            memory: None,
         }
     }
 }

@@ -37,7 +37,8 @@ pub(crate) async fn run(chat: &Arc<Chat>) -> Result<(), LogError> {
 }
 
 async fn run_with(chat: &Arc<Chat>, cancel: &Cancel) -> Result<(), LogError> {
-    let engine = chat.engine.clone();
+    crate::memories::give(chat).await?;
+    let engine = chat.pick_engine().await;
     let started = chat
         .log
         .append(Body::TurnStarted(TurnStarted {
@@ -125,6 +126,7 @@ async fn steps(chat: &Arc<Chat>, turn: u64, cancel: &Cancel) -> Result<(), TurnE
             } else {
                 let mut specs = chat.tools.specs();
                 specs.extend(crate::artifact::specs());
+                specs.extend(crate::memories::specs());
                 if chat.parent.is_none() {
                     specs.push(crate::helper::spec());
                 }
@@ -145,7 +147,8 @@ async fn steps(chat: &Arc<Chat>, turn: u64, cancel: &Cancel) -> Result<(), TurnE
                 }
             }
         };
-        let step = async { tokio::join!(chat.engine.step(request, tx), consume).0 };
+        let engine = chat.engine_now();
+        let step = async { tokio::join!(engine.step(request, tx), consume).0 };
         let result = tokio::select! {
             r = step => r,
             () = cancel.cancelled() => Err(EngineError::Stopped),
@@ -231,6 +234,9 @@ async fn one_call(
         Action::Artifact { .. } => {
             crate::artifact::run(chat, &call.id, &call.name, &call.input).await
         }
+        Action::Memory { .. } => {
+            crate::memories::run(chat, &call.id, &call.name, &call.input).await
+        }
         _ => chat.tools.run(&call, &action, &ctx).await,
     };
     let mark = guard::mark_for(&action, outcome.detail.as_ref());
@@ -243,7 +249,11 @@ async fn one_call(
                 .and_then(crate::skill_use::from_detail)
         })
         .flatten();
+    let recalled = matches!(action, Action::Memory { .. })
+        .then(|| outcome.detail.clone())
+        .flatten();
     chat.log.append(finish(outcome)).await?;
+    crate::memories::carry(chat, &call.id, recalled.as_ref()).await?;
     if let Some(used) = loaded {
         chat.log.append(Body::SkillUsed(used)).await?;
     }
@@ -273,6 +283,8 @@ pub(crate) fn classify(chat: &Chat, call: &ToolCall) -> Result<Action, String> {
         crate::helper::task_of(&call.input).map(|task| Action::Delegate { task })
     } else if crate::artifact::is_artifact_tool(&call.name) {
         crate::artifact::classify(&call.name, &call.input)
+    } else if crate::memories::is_memory_tool(&call.name) {
+        crate::memories::classify(&call.name, &call.input)
     } else {
         chat.tools.classify(call, &chat.work)
     }

@@ -103,6 +103,7 @@ async fn holds_and_marks_flow_down_and_what_the_helper_did_flows_up() {
             what: "news.example".into(),
             call: None,
             says: None,
+            from: None,
         }))
         .await
         .unwrap();

@@ -124,6 +124,39 @@ pub fn mock_step(request: &StepRequest) -> MockStep {
             };
         }
     }
+    // "remember what it said": the last line of what a tool brought back,
+    // the way a model steered by a page would.
+    if lower.starts_with("remember what") && offered("remember") {
+        let read = request.items.iter().rev().find_map(|item| match item {
+            Item::ToolResult {
+                ok: true, output, ..
+            } => output
+                .lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .map(str::to_owned),
+            _ => None,
+        });
+        if let Some(line) = read {
+            return MockStep::Call {
+                name: "remember".into(),
+                input: serde_json::json!({ "text": line.trim() }),
+            };
+        }
+    }
+    // "remember that …": the words after it, or in backticks.
+    if lower.starts_with("remember") && offered("remember") {
+        let said = backticked(text).map(str::to_owned).unwrap_or_else(|| {
+            let rest = text["remember".len()..].trim_start_matches([':', ' ']);
+            rest.strip_prefix("that ").unwrap_or(rest).to_owned()
+        });
+        if !said.trim().is_empty() {
+            return MockStep::Call {
+                name: "remember".into(),
+                input: serde_json::json!({ "text": said }),
+            };
+        }
+    }
     if lower.contains("list files") && offered("list_files") {
         return MockStep::Call {
             name: "list_files".into(),

@@ -31,7 +31,24 @@ pub fn router(state: AppState) -> Router {
             "/api/chats",
             post(routes::chats::create).get(routes::chats::list),
         )
-        .route("/api/chats/{id}", get(routes::chats::show))
+        .route(
+            "/api/chats/{id}",
+            get(routes::chats::show).delete(routes::chats::delete),
+        )
+        .route("/api/chats/{id}/title", post(routes::chats::rename))
+        .route("/api/chats/{id}/archive", post(routes::chats::archive))
+        .route("/api/chats/{id}/model", post(routes::chats::pick_model))
+        .route("/api/chats/{id}/retry", post(routes::chats::retry))
+        .route(
+            "/api/providers",
+            get(routes::providers::list).post(routes::providers::add),
+        )
+        .route(
+            "/api/providers/default",
+            post(routes::providers::set_default),
+        )
+        .route("/api/providers/{name}", delete(routes::providers::remove))
+        .route("/api/providers/{name}/test", post(routes::providers::test))
         .route("/api/chats/{id}/events", get(routes::chats::events))
         .route("/api/chats/{id}/stream", get(routes::stream::stream))
         .route(
@@ -49,6 +66,15 @@ pub fn router(state: AppState) -> Router {
             post(routes::turns::stop_holding),
         )
         .route("/api/activity", get(routes::activity::list))
+        .route(
+            "/api/memories",
+            get(routes::memories::list).post(routes::memories::add),
+        )
+        .route(
+            "/api/memories/{id}",
+            axum::routing::patch(routes::memories::edit).delete(routes::memories::forget),
+        )
+        .route("/api/memories/{id}/keep", post(routes::memories::keep))
         .route(
             "/api/settings/safety",
             get(routes::security::safety).post(routes::security::set_safety),
@@ -119,8 +145,10 @@ pub fn router(state: AppState) -> Router {
         .route("/skills/{id}", get(routes::pages::home))
         .route("/settings", get(routes::pages::home))
         .route("/settings/security", get(routes::pages::home))
+        .route("/settings/models", get(routes::pages::home))
         .route("/activity", get(routes::pages::home))
-        .route("/apps/{id}", get(routes::pages::home));
+        .route("/apps/{id}", get(routes::pages::home))
+        .route("/memories", get(routes::pages::home));
     Router::new()
         .merge(signed_in)
         .merge(open)

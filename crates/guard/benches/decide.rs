@@ -43,6 +43,7 @@ fn chat(events: u64, marks: u64, always: u64) -> Vec<Event> {
                 text: format!("Please look at https://docs.example/{n} and fix item {n}."),
                 name: None,
                 app: None,
+                replaces: None,
             }),
         );
         let call = format!("c{n}");
@@ -83,6 +84,7 @@ fn chat(events: u64, marks: u64, always: u64) -> Vec<Event> {
                     what: what.into(),
                     call: Some(call.clone()),
                     says: None,
+                    from: None,
                 }),
             );
             made_marks += 1;
@@ -104,6 +106,7 @@ fn chat(events: u64, marks: u64, always: u64) -> Vec<Event> {
                     provenance: vec![],
                     told: None,
                     after_reading: false,
+                    narrow: None,
                 }),
             );
             push(
@@ -112,6 +115,7 @@ fn chat(events: u64, marks: u64, always: u64) -> Vec<Event> {
                     ask,
                     answer: Answer::Always,
                     by: "owner".into(),
+                    narrow: false,
                 }),
             );
             made_always += 1;

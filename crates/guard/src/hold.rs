@@ -37,6 +37,9 @@ pub fn on_list(action: &Action, list: &SkillPermissions, chat: &ChatView) -> boo
         // are judged in its own chat.
         // Made in Conch's own store, sealed when shown.
         Action::UseSkill { .. } | Action::Delegate { .. } | Action::Artifact { .. } => true,
+        // Recalling reads Conch's own memories; what a skill would have
+        // remembered or forgotten steers later chats, and no list says it.
+        Action::Memory { op, .. } => op.reads_only(),
     }
 }
 
@@ -82,6 +85,11 @@ fn step(tool: &str, action: &Action) -> String {
         Action::UseSkill { .. } | Action::Delegate { .. } | Action::Artifact { .. } => {
             format!("use {tool}")
         }
+        Action::Memory { op, .. } => match op {
+            protocol::MemoryOp::Remember => "remember something".to_owned(),
+            protocol::MemoryOp::Forget => "forget a memory".to_owned(),
+            protocol::MemoryOp::Recall => "look through memories".to_owned(),
+        },
     }
 }
 

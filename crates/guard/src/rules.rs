@@ -49,6 +49,9 @@ pub enum Rule {
     /// hook, CI, a start-up file, `package.json`'s scripts): asked in every
     /// mode, with no "always".
     RunsLater,
+    /// Marked: forgetting a memory asks (a page could be trying to erase
+    /// what the owner told it).
+    AfterReadingForget,
 }
 
 impl Rule {
@@ -74,10 +77,12 @@ impl Rule {
             Rule::ProtectedPower => "protected.power",
             Rule::HoldOffList => "hold.off-list",
             Rule::RunsLater => "runs-later.file",
+            Rule::AfterReadingForget => "after-reading.forget-memory",
         }
     }
 
-    pub const ALL: [Rule; 20] = [
+    pub const ALL: [Rule; 21] = [
+        Rule::AfterReadingForget,
         Rule::RunsLater,
         Rule::HoldOffList,
         Rule::ModeAskCommand,

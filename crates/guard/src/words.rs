@@ -46,6 +46,11 @@ pub fn question(tool: &str, action: &Action) -> String {
         Action::Artifact {
             artifact: Some(_), ..
         } => "Can I update it beside the chat?".to_owned(),
+        Action::Memory { op, what } => match op {
+            protocol::MemoryOp::Remember => format!("Can I remember this?\n\n{what}"),
+            protocol::MemoryOp::Forget => format!("Can I forget the memory {what}?"),
+            protocol::MemoryOp::Recall => "Can I look through my memories?".to_owned(),
+        },
     }
 }
 
@@ -57,23 +62,48 @@ pub fn did(mark: &Mark) -> String {
         MarkSource::Download => format!("downloaded from {}", mark.what),
         MarkSource::Integration => format!("read what {} returned", mark.what),
         MarkSource::Person => format!("has words from {}", mark.what),
+        // A memory a marked chat wrote: "uses a memory from a chat that
+        // read news.example".
+        MarkSource::Carried if mark.what.starts_with("a memory") => format!("uses {}", mark.what),
         MarkSource::Carried => format!("carries what {} read", mark.what),
     }
 }
 
+/// What reading does to the questions from here on, as the guard decides
+/// it (see [`crate::after_reading`]): the first mark's line says this, so it
+/// is always what then happens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AfterReading {
+    /// Commands, outside changes and sends ask from here on.
+    Checks,
+    /// Full trust in a chat someone is in: nothing stops to ask.
+    FullTrust,
+    /// Settings → Security → "Check before acting on what it read" is off.
+    Off,
+}
+
 /// The quiet transcript line, the first time a chat is marked.
-pub fn first_mark(source: MarkSource, what: &str) -> String {
+pub fn first_mark(source: MarkSource, what: &str, then: AfterReading) -> String {
     let opening = match source {
         MarkSource::Page => format!("Read {what}."),
         MarkSource::Search => "Searched the web.".to_owned(),
         MarkSource::Download => format!("Downloaded from {what}."),
         MarkSource::Integration => format!("Read what {what} returned."),
         MarkSource::Person => format!("{what} wrote in this chat."),
+        MarkSource::Carried if what.starts_with("a memory") => format!("Was given {what}."),
         MarkSource::Carried => format!("Took in what {what} read."),
     };
-    format!(
-        "{opening} From here on, I'll check with you before running commands or sending anything."
-    )
+    match then {
+        AfterReading::Checks => format!(
+            "{opening} From here on, I'll check with you before running commands or sending anything."
+        ),
+        AfterReading::FullTrust => format!(
+            "{opening} It's on the record. In Full trust I keep going without stopping to ask; for a chat that reads strangers' pages, Ask mode has me check with you first."
+        ),
+        AfterReading::Off => format!(
+            "{opening} It's on the record. Checking before acting on what it read is off (Settings → Security), so I won't stop to ask because of it."
+        ),
+    }
 }
 
 /// What the checked step is, for the note: "run a command".
@@ -85,6 +115,10 @@ pub fn step(tool: &str, action: &Action) -> String {
             format!("open an address on {host} I put together, with parts this chat never read or heard from you")
         }
         Action::Integration { tool, .. } => format!("use {tool}"),
+        Action::Memory {
+            op: protocol::MemoryOp::Forget,
+            ..
+        } => "forget something you may have told me".to_owned(),
         _ => format!("use {tool}"),
     }
 }

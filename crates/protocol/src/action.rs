@@ -54,6 +54,28 @@ pub enum Action {
         /// `html`, `markdown`, `svg`, `mermaid`, `chart` or `table`.
         what: String,
     },
+    /// Remembering, forgetting or recalling in Conch's own memories: what
+    /// it writes is checked and may be held (ADR 0028 §3).
+    Memory {
+        op: MemoryOp,
+        /// The text to remember, the memory's id, or the query.
+        what: String,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MemoryOp {
+    Remember,
+    Forget,
+    Recall,
+}
+
+impl MemoryOp {
+    /// Only recall leaves the memories as they were.
+    pub fn reads_only(self) -> bool {
+        self == MemoryOp::Recall
+    }
 }
 
 impl Action {
@@ -90,6 +112,18 @@ impl Action {
             Action::Artifact {
                 artifact: Some(id), ..
             } => format!("update the artifact {id}"),
+            Action::Memory {
+                op: MemoryOp::Remember,
+                what,
+            } => format!("remember \"{what}\""),
+            Action::Memory {
+                op: MemoryOp::Forget,
+                what,
+            } => format!("forget the memory {what}"),
+            Action::Memory {
+                op: MemoryOp::Recall,
+                what,
+            } => format!("look through memories for \"{what}\""),
         }
     }
 }

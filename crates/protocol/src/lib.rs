@@ -10,19 +10,22 @@ mod action;
 pub mod activity;
 mod artifact;
 mod body;
+mod chat_meta;
 mod download;
 mod event;
 mod fold;
 mod line;
 mod line_fast;
+pub mod memory;
 mod review;
 pub mod seen;
 pub mod shell;
 mod skill;
 mod time;
+pub mod title;
 mod tool_spec;
 
-pub use action::Action;
+pub use action::{Action, MemoryOp};
 pub use activity::{ActivityChange, ActivityFold, ActivityKind, ActivityRow};
 pub use artifact::{ArtifactAction, ArtifactEvent};
 pub use body::{
@@ -30,6 +33,7 @@ pub use body::{
     PermissionAnswered, PermissionEnded, PermissionRequested, Provenance, Reply, Speaker, Taint,
     ToolCalled, ToolFinished, TurnEnded, TurnStarted,
 };
+pub use chat_meta::{ChatArchived, ChatRenamed, ModelChanged};
 pub use download::{
     download_host, git_subcommand, is_download, is_remote, only_exempt_fetches,
     was_download_before_2026_10_04,
@@ -38,6 +42,7 @@ pub use event::Event;
 pub use fold::{skill_holds, Hold};
 pub use fold::{ChatView, Mark, OpenTurn, PendingAsk};
 pub use line::LineError;
+pub use memory::{MemoriesUsed, MemoryAction, MemoryEvent, MemoryReason, UsedMemory};
 pub use review::{ReviewJudged, ReviewOutcome};
 pub use skill::{
     Compacted, FileAccess, SkillBy, SkillHoldEnded, SkillPermissions, SkillUsed, WebAccess,

@@ -152,7 +152,7 @@ pub fn needle(action: &Action) -> &str {
         Action::Search { query } => query,
         Action::UseSkill { skill } => skill,
         Action::Delegate { task } => task,
-        Action::Artifact { what, .. } => what,
+        Action::Artifact { what, .. } | Action::Memory { what, .. } => what,
         Action::LookAround { .. } => "",
     }
 }
@@ -172,6 +172,7 @@ mod tests {
                 text: text.to_owned(),
                 name: None,
                 app: None,
+                replaces: None,
             }),
         }
     }

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, type ActivityRow, type ReviewTotals } from "../api";
 import { navigate } from "../router";
+import "../pages.css";
 
 const FILTERS: { id: string; label: string; kinds?: string[]; waiting?: boolean }[] = [
   { id: "all", label: "Everything" },
@@ -14,6 +15,7 @@ const FILTERS: { id: string; label: string; kinds?: string[]; waiting?: boolean 
   { id: "read", label: "Read from outside", kinds: ["read"] },
   { id: "skill", label: "Skills", kinds: ["skill"] },
   { id: "security", label: "Security", kinds: ["security"] },
+  { id: "memory", label: "Memories", kinds: ["memory"] },
 ];
 
 function day(iso: string): string {
@@ -34,6 +36,16 @@ function Row({ r, onAnswered }: { r: ActivityRow; onAnswered: () => void }) {
     e.preventDefault();
     navigate(href);
   };
+  const decide = async (keep: boolean) => {
+    setError(null);
+    try {
+      if (keep) await api.keepMemory(r.memory ?? "");
+      else await api.forgetMemory(r.memory ?? "");
+      onAnswered();
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    }
+  };
   const answer = async (a: "once" | "deny") => {
     setError(null);
     try {
@@ -44,7 +56,7 @@ function Row({ r, onAnswered }: { r: ActivityRow; onAnswered: () => void }) {
     }
   };
   return (
-    <li class={`activity-row kind-${r.kind}${r.ask ? " waiting" : ""}`} data-cursor={r.cursor}>
+    <li class={`activity-row kind-${r.kind}${r.ask || r.memory ? " waiting" : ""}`} data-cursor={r.cursor}>
       <span class="time quiet">{new Date(r.at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}</span>
       <span class="badge">{r.kind}</span>
       <span class="says">
@@ -61,6 +73,17 @@ function Row({ r, onAnswered }: { r: ActivityRow; onAnswered: () => void }) {
           </button>
           <button class="small danger" onClick={() => answer("deny")}>
             Deny
+          </button>
+        </span>
+      )}
+      {r.memory && (
+        <span class="answers">
+          <span class="quiet">Keep this memory?</span>
+          <button class="small primary" onClick={() => decide(true)}>
+            Keep
+          </button>
+          <button class="small danger" onClick={() => decide(false)}>
+            Forget
           </button>
         </span>
       )}

@@ -1,5 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, type Check, type Safety } from "../api";
+import { navigate } from "../router";
+import "../pages.css";
 
 const PREFS: { key: keyof Safety; name: string; says: string; off: string }[] = [
   {
@@ -136,6 +138,11 @@ export function SecurityPage() {
               )}
               {!c.ok && c.fix?.kind === "command" && <pre>{c.fix.line}</pre>}
               {!c.ok && c.fix?.kind === "advice" && <p class="quiet">{c.fix.says}</p>}
+              {!c.ok && c.fix?.kind === "memories" && (
+                <button class="small primary" onClick={() => navigate("/memories")}>
+                  Open Memories
+                </button>
+              )}
             </li>
           ))}
         </ul>

@@ -170,6 +170,8 @@ async fn drive(scenario: Scenario, keep: Option<&Path>) -> Result<Value, Failure
             max_steps: scenario.max_steps,
         },
     );
+    chats.switches().set(&scenario.safety);
+    seed_memories(&home, &scenario)?;
     let chat = chats
         .create(NewChat {
             work: Some(work.to_string_lossy().into_owned()),
@@ -242,6 +244,19 @@ async fn drive(scenario: Scenario, keep: Option<&Path>) -> Result<Value, Failure
                         through: chat.log.last_seq(),
                     }))
                     .await?;
+            }
+            Step::Keep(s) => {
+                let all = chats.memories().list().await?;
+                let found = all
+                    .iter()
+                    .find(|m| m.id == s.keep || m.text == s.keep)
+                    .ok_or_else(|| {
+                        Failure(format!(
+                            "Step {index}: there's no memory \"{}\" to keep.",
+                            s.keep
+                        ))
+                    })?;
+                chats.memories().keep(&found.id, "owner").await?;
             }
             Step::DeleteSkill(s) => {
                 let dir = home.root().join("skills").join(&s.delete_skill);
@@ -362,11 +377,83 @@ async fn drive(scenario: Scenario, keep: Option<&Path>) -> Result<Value, Failure
         .iter()
         .map(|h| json!({ "skill": h.skill, "by": h.by, "from": h.from, "permissions": h.permissions }))
         .collect();
-    let mut report = json!({ "calls": calls, "marks": marks, "holds": holds, "stops": stops });
+    let memories: Vec<Value> = chats
+        .memories()
+        .list()
+        .await?
+        .iter()
+        .map(|m| {
+            json!({
+                "id": m.id,
+                "text": m.text,
+                "state": m.state,
+                "source": m.source.words(),
+                "why": m.reasons.iter().map(|r| r.rule.clone()).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let given: Vec<Value> = chat
+        .log
+        .events_after(0)?
+        .iter()
+        .filter_map(|e| match &e.body {
+            Body::MemoriesUsed(u) => {
+                Some(u.memories.iter().map(|m| json!(m.text)).collect::<Vec<_>>())
+            }
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    let mut report = json!({ "calls": calls, "marks": marks, "holds": holds, "stops": stops, "memories": memories, "given": given });
     if keep.is_some() {
         report["chat"] = json!(chat.id);
     }
     Ok(report)
+}
+
+/// The chat an earlier chat's seeded memory names.
+const EARLIER_CHAT: &str = "seededchat";
+
+/// Writes the scenario's memories into the home before the chat starts.
+fn seed_memories(home: &Home, scenario: &Scenario) -> Result<(), Failure> {
+    let store = memory::Store::new(home.root());
+    for m in &scenario.memories {
+        let source = match m.source.as_deref() {
+            None | Some("owner") => memory::Source::Owner,
+            Some("import") => memory::Source::Import {
+                from: "the scenario".to_owned(),
+            },
+            Some("chat") => memory::Source::Chat {
+                chat: EARLIER_CHAT.to_owned(),
+                marked: !m.read.is_empty(),
+                read: m.read.clone(),
+                owner_words: false,
+            },
+            Some(other) => {
+                return Err(Failure(format!(
+                    "A memory's source is owner, import or chat, not \"{other}\"."
+                )))
+            }
+        };
+        let verdict = match m.state.as_deref() {
+            None => memory::check(&m.text, &source, scenario.safety.check_memories),
+            Some("kept") => memory::Verdict::Kept(memory::Reason {
+                rule: "memory.scenario".to_owned(),
+                says: "the scenario kept it".to_owned(),
+            }),
+            Some("held") => memory::Verdict::Held(vec![memory::Reason {
+                rule: "memory.scenario".to_owned(),
+                says: "the scenario held it".to_owned(),
+            }]),
+            Some(other) => {
+                return Err(Failure(format!(
+                    "A memory's state is kept or held, not \"{other}\"."
+                )))
+            }
+        };
+        store.add(&m.text, source, &verdict, None)?;
+    }
+    Ok(())
 }
 
 /// Writes each scenario skill as `skills/<name>/SKILL.md` in the home.
@@ -682,6 +769,25 @@ fn print_report(report: &Value) {
             "marked: {} {}{held}",
             mark["source"].as_str().unwrap_or(""),
             mark["what"].as_str().unwrap_or("")
+        );
+    }
+    for text in report["given"].as_array().into_iter().flatten() {
+        println!("given: {}", text.as_str().unwrap_or(""));
+    }
+    for m in report["memories"].as_array().into_iter().flatten() {
+        let why: Vec<&str> = m["why"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        println!(
+            "memory {} ({}, from {}) [{}]: {}",
+            m["id"].as_str().unwrap_or(""),
+            m["state"].as_str().unwrap_or(""),
+            m["source"].as_str().unwrap_or(""),
+            why.join(", "),
+            m["text"].as_str().unwrap_or("")
         );
     }
     for stop in report["stops"].as_array().into_iter().flatten() {

@@ -47,6 +47,9 @@ pub struct Scenario {
     /// Steps one turn may take, as `maxSteps` in settings.json.
     #[serde(default)]
     pub max_steps: Option<usize>,
+    /// Memories already kept (or held) when the scenario starts.
+    #[serde(default)]
+    pub memories: Vec<ScenarioMemory>,
     pub steps: Vec<Step>,
     /// What a test expects; replay itself ignores it.
     #[serde(default, rename = "expect")]
@@ -86,6 +89,22 @@ pub struct ScenarioSkill {
     pub other: serde_json::Map<String, Value>,
 }
 
+/// A memory in Conch's folder before the chat starts.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioMemory {
+    pub text: String,
+    /// `owner` (default), `import`, or `chat` (written by an earlier chat).
+    #[serde(default)]
+    pub source: Option<String>,
+    /// For `chat`: what that chat had read (none: it was unmarked).
+    #[serde(default)]
+    pub read: Vec<String>,
+    /// `kept` or `held`; absent, the check decides as it would have.
+    #[serde(default)]
+    pub state: Option<String>,
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Integration {
@@ -108,6 +127,15 @@ pub enum Step {
     DeleteSkill(DeleteSkillStep),
     StopHolding(StopHoldingStep),
     Compact(CompactStep),
+    Keep(KeepStep),
+}
+
+/// The owner keeps a held memory (by its text or id), as on the Memories
+/// page.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KeepStep {
+    pub keep: String,
 }
 
 /// Older turns are summarised to fit the model (a `compacted` event).
