@@ -31,6 +31,13 @@ fn size(n: usize) -> String {
     }
 }
 
+/// How many bytes base64 `data` decodes to (its padding counted out).
+fn decoded_len(data: &str) -> usize {
+    let data = data.trim_end();
+    let pad = data.bytes().rev().take_while(|b| *b == b'=').count().min(2);
+    (data.len() / 4 * 3).saturating_sub(pad)
+}
+
 fn str_of<'a>(v: &'a Value, key: &str) -> &'a str {
     v.get(key).and_then(Value::as_str).unwrap_or("")
 }
@@ -41,7 +48,7 @@ fn block(b: &Value) -> (String, String) {
     let text = match kind.as_str() {
         "text" => str_of(b, "text").to_owned(),
         "image" | "audio" => {
-            let bytes = str_of(b, "data").len() / 4 * 3;
+            let bytes = decoded_len(str_of(b, "data"));
             let mime = str_of(b, "mimeType");
             let what = if kind == "image" { "an image" } else { "audio" };
             format!("[{what}, {}, {}]", if mime.is_empty() { "of no stated type" } else { mime }, size(bytes))
@@ -54,7 +61,7 @@ fn block(b: &Value) -> (String, String) {
                 None => format!(
                     "[a resource, {uri}, {}, {}]",
                     str_of(r, "mimeType"),
-                    size(str_of(r, "blob").len() / 4 * 3)
+                    size(decoded_len(str_of(r, "blob")))
                 ),
             }
         }
@@ -160,7 +167,7 @@ mod tests {
             3,
         );
         assert!(r.text.contains("Here's a picture:"));
-        assert!(r.text.contains("[an image, image/png, 15 bytes]"), "{}", r.text);
+        assert!(r.text.contains("[an image, image/png, 16 bytes]"), "{}", r.text);
         assert!(!r.text.contains("iVBOR"));
         assert!(r.text.contains("[demo://a]\nhello"));
         assert!(r.text.contains("application/gzip"));
