@@ -3,9 +3,9 @@
 // says real ones do:
 //  - every request must carry `Authorization: Bearer <token>` (argv[2]);
 //  - right after it first answers a list of tools, it adds one (`late`)
-//    and sends `notifications/tools/list_changed` at once, usually before
-//    the client's listening stream is open, so a client that doesn't list
-//    again after connecting never sees it;
+//    whose `notifications/tools/list_changed` is lost (as one sent before
+//    the client's listening stream is open is), so a client that doesn't
+//    list again after connecting never sees it;
 //  - POST /control/rug changes `search`'s description (a rug-pull) and
 //    tells every session its list changed.
 // It prints `listening PORT` when ready.
@@ -56,12 +56,12 @@ function newServer() {
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     const now = tools();
     if (!state.late) {
-      // Once the client has its first list, a tool is added and announced
-      // at once: usually before the client's listening stream is open,
-      // where the SDK drops the announcement.
+      // Once the client has its first list, a tool is added. Its
+      // announcement is the one a server sends before the client's
+      // listening stream is open, which the SDK drops: it is never sent
+      // here, so the test doesn't hang on how fast the stream opened.
       setImmediate(() => {
         state.late = true;
-        server.sendToolListChanged().catch(() => {});
       });
     }
     return { tools: now };
