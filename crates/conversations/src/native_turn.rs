@@ -29,6 +29,31 @@ struct Seen {
     refused: std::collections::HashSet<String>,
 }
 
+/// A native tool call as the action it would take. An app's tool
+/// (`mcp__server__tool`) goes by the owner's apps: its one name, and
+/// whether it only reads as the apps say it (never as the call says).
+fn native_action(
+    chat: &Chat,
+    tool: &str,
+    input: &serde_json::Value,
+    sealed: bool,
+) -> Result<Action, String> {
+    let action = tools::native::classify(tool, input, &chat.work, sealed)?;
+    Ok(match action {
+        Action::Integration { tool: name, .. } => match chat.tools.app_tool(tool) {
+            Some(app) => Action::Integration {
+                tool: app.qualified,
+                read_only: app.read_only,
+            },
+            None => Action::Integration {
+                tool: name,
+                read_only: false,
+            },
+        },
+        other => other,
+    })
+}
+
 struct ChatGate {
     chat: Arc<Chat>,
     turn: u64,
@@ -44,7 +69,7 @@ struct ChatGate {
 
 impl ChatGate {
     fn classify(&self, call: &NativeCall) -> Result<Action, String> {
-        tools::native::classify(&call.tool, &call.input, &self.chat.work, self.sealed)
+        native_action(&self.chat, &call.tool, &call.input, self.sealed)
     }
 
     /// Logs `tool.called` once per call, and again when the input it will
@@ -205,10 +230,9 @@ impl ChatGate {
             };
         }
         let tc = Self::tool_call(&call);
-        let work = self.chat.work.clone();
+        let chat = self.chat.clone();
         let sealed = self.sealed;
-        let classify =
-            move |c: &ToolCall| tools::native::classify(&c.name, &c.input, &work, sealed);
+        let classify = move |c: &ToolCall| native_action(&chat, &c.name, &c.input, sealed);
         let outcome = drive(
             &self.chat,
             self.turn,

@@ -15,6 +15,19 @@ pub struct Secrets {
     /// Provider name → its key.
     #[serde(default)]
     pub providers: BTreeMap<String, ProviderSecret>,
+    /// App name → the values of the variables and headers its entry in
+    /// apps.json names.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub apps: BTreeMap<String, AppSecret>,
+}
+
+/// An app's secrets: what its server is started with, or sent.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct AppSecret {
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub env: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub headers: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
