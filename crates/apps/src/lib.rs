@@ -34,6 +34,7 @@ mod registry;
 pub mod spawn;
 pub mod standing;
 mod toolbox;
+pub mod view;
 
 pub use catalog::AppsError;
 pub use conn::Secrets;

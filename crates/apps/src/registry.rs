@@ -68,7 +68,7 @@ impl AppsConfig {
 
 /// How a server is doing.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase", tag = "state")]
+#[serde(rename_all = "camelCase", rename_all_fields = "camelCase", tag = "state")]
 pub enum Status {
     Connecting {
         since: String,
