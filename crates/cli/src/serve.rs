@@ -78,6 +78,7 @@ async fn serve(
         project: Some(default_work.clone()),
         ..skills::Catalog::new(home.root())
     });
+    let apps_seal = seal.clone();
     let tools = Tools::new(ToolsConfig {
         seal,
         skills: Some(catalog.clone()),
@@ -89,10 +90,23 @@ async fn serve(
         },
         ..ToolsConfig::default()
     });
+    // The owner's apps connect in the background: start-up doesn't wait
+    // for them, and their tools are offered once each has listed them.
+    let apps = apps::Apps::start(crate::apps_cmd::config(
+        home.root(),
+        &settings,
+        &default_work,
+        apps_seal,
+        Some(switches.sealing()),
+    ));
+    let toolbox: Arc<dyn tools::ToolBox> = Arc::new(apps::WithApps {
+        inner: Arc::new(tools),
+        apps,
+    });
     let chats = Chats::new(
         home.clone(),
         engine,
-        Arc::new(tools),
+        toolbox,
         ChatsConfig {
             durability: Durability::Group,
             default_work,
