@@ -2,9 +2,10 @@
 //!
 //! - `call/raw`: `echo` on server-everything through rmcp alone (one
 //!   connection, the server's own time and the pipe's).
-//! - `call/conch`: the same call through `Apps::call`, as a chat makes it
-//!   (finding the tool by its engine name, its standing, the result made
-//!   into words). The difference is Conch's overhead; each call's time is
+//! - `call/conch`: the same call as the bridged path makes it, through
+//!   the apps' toolbox (classifying it by its engine name, the policies
+//!   the guard reads, running it: its standing checked again, the result
+//!   made into words); the guard's decision and the log are not in it. The difference is Conch's overhead; each call's time is
 //!   kept, and the medians and 99th percentiles are printed at the end.
 //! - `startup/returns`: `Apps::start` with 10 servers, until it returns
 //!   (the gateway's start-up waits only for this).
@@ -21,9 +22,10 @@ use std::time::{Duration, Instant};
 use apps::catalog;
 use apps::conn::Conn;
 use apps::file::{self, Reach};
-use apps::{Apps, AppsConfig, Launch, Secrets};
+use apps::{Apps, AppsConfig, Launch, Secrets, WithApps};
 use criterion::{criterion_group, criterion_main, Criterion};
 use serde_json::json;
+use tools::{RunContext, ToolBox, ToolCall};
 
 fn everything() -> Reach {
     let js = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -40,7 +42,13 @@ fn home_with(n: usize) -> (tempfile::TempDir, PathBuf) {
     let home = dir.path().to_path_buf();
     file::update(&home, |f| {
         for i in 0..n {
-            catalog::add(f, &format!("e{i}"), everything(), "2026-10-05T00:00:00.000Z").unwrap();
+            catalog::add(
+                f,
+                &format!("e{i}"),
+                everything(),
+                "2026-10-05T00:00:00.000Z",
+            )
+            .unwrap();
         }
     })
     .unwrap();
@@ -67,10 +75,29 @@ fn calls(c: &mut Criterion) {
     });
     let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
     let raw = rt
-        .block_on(Conn::open(&everything(), &Secrets::default(), &Launch::plain(), &home, tx))
+        .block_on(Conn::open(
+            &everything(),
+            &Secrets::default(),
+            &Launch::plain(),
+            &home,
+            tx,
+        ))
         .unwrap();
-    let cancel = tools::Cancel::default();
     let input = json!({"message": "Grüße, Zoë 🐚"});
+    let boxed = WithApps {
+        inner: Arc::new(tools::NoTools),
+        apps: apps.clone(),
+    };
+    let call = ToolCall {
+        id: "c1".into(),
+        name: "mcp__e0__echo".into(),
+        input: input.clone(),
+    };
+    let ctx = RunContext {
+        work: home.clone(),
+        cancel: tools::Cancel::default(),
+        protected: Arc::new(guard::Protected::default()),
+    };
     let kept: Arc<Mutex<(Vec<Duration>, Vec<Duration>)>> = Arc::default();
     let mut g = c.benchmark_group("call");
     g.sample_size(50);
@@ -98,8 +125,13 @@ fn calls(c: &mut Criterion) {
             b.iter_custom(|iters| {
                 let mut total = Duration::ZERO;
                 for _ in 0..iters {
+                    // What the bridged path asks of the apps for one
+                    // call: classify, the policies the guard reads, run.
                     let t = Instant::now();
-                    let out = rt.block_on(apps.call("mcp__e0__echo", &input, &home, &cancel));
+                    let action = boxed.classify(&call, &home).unwrap();
+                    let policies = boxed.app_policies();
+                    assert_eq!(policies.get("e0.echo"), Some(&guard::Policy::Mode));
+                    let out = rt.block_on(boxed.run(&call, &action, &ctx));
                     let d = t.elapsed();
                     assert!(out.ok, "{}", out.output);
                     total += d;
@@ -112,7 +144,10 @@ fn calls(c: &mut Criterion) {
     g.finish();
     let (mut raw_s, mut conch_s) = std::mem::take(&mut *kept.lock().unwrap());
     let (rm, r99) = (percentile(&mut raw_s, 0.5), percentile(&mut raw_s, 0.99));
-    let (cm, c99) = (percentile(&mut conch_s, 0.5), percentile(&mut conch_s, 0.99));
+    let (cm, c99) = (
+        percentile(&mut conch_s, 0.5),
+        percentile(&mut conch_s, 0.99),
+    );
     println!(
         "echo on server-everything, {} raw and {} Conch calls: raw median {rm:?} p99 {r99:?}; through Conch median {cm:?} p99 {c99:?}; Conch adds median {:?} p99 {:?}",
         raw_s.len(),

@@ -180,9 +180,7 @@ fn check_reach(reach: &Reach) -> Result<(), AppsError> {
             }
             for var in env {
                 let ok = !var.is_empty()
-                    && var
-                        .chars()
-                        .all(|c| c.is_ascii_alphanumeric() || c == '_')
+                    && var.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
                     && !var.starts_with(|c: char| c.is_ascii_digit());
                 if !ok {
                     return Err(AppsError::BadReach(format!(
@@ -455,9 +453,27 @@ mod tests {
         assert!(add(&mut f, "Mail", http("https://a.example/mcp", &[]), "t").is_err());
         assert!(add(&mut f, "a", http("ftp://a.example/", &[]), "t").is_err());
         assert!(add(&mut f, "a", http("https://u:p@a.example/", &[]), "t").is_err());
-        assert!(add(&mut f, "a", http("https://a.example/", &["Mcp-Session-Id"]), "t").is_err());
-        assert!(add(&mut f, "a", http("https://a.example/", &["bad header"]), "t").is_err());
-        add(&mut f, "a", http("https://a.example/", &["Authorization"]), "t").unwrap();
+        assert!(add(
+            &mut f,
+            "a",
+            http("https://a.example/", &["Mcp-Session-Id"]),
+            "t"
+        )
+        .is_err());
+        assert!(add(
+            &mut f,
+            "a",
+            http("https://a.example/", &["bad header"]),
+            "t"
+        )
+        .is_err());
+        add(
+            &mut f,
+            "a",
+            http("https://a.example/", &["Authorization"]),
+            "t",
+        )
+        .unwrap();
         assert!(matches!(
             add(&mut f, "a", http("https://a.example/", &[]), "t"),
             Err(AppsError::Exists(_))

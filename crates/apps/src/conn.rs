@@ -183,7 +183,10 @@ impl Conn {
                     Ok(Err(e)) => {
                         // Give its last words a moment to arrive.
                         tokio::time::sleep(Duration::from_millis(50)).await;
-                        return Err(format!("it didn't start speaking MCP ({e}).{}", tail.said()));
+                        return Err(format!(
+                            "it didn't start speaking MCP ({e}).{}",
+                            tail.said()
+                        ));
                     }
                     Err(_) => {
                         return Err(format!(
@@ -302,10 +305,11 @@ impl Conn {
         for _ in 0..MAX_PAGES {
             let mut params = PaginatedRequestParams::default();
             params.cursor = cursor.clone();
-            let page = tokio::time::timeout(Duration::from_secs(60), self.peer.list_tools(Some(params)))
-                .await
-                .map_err(|_| "it didn't list its tools within a minute".to_owned())?
-                .map_err(|e| format!("it couldn't list its tools ({e})"))?;
+            let page =
+                tokio::time::timeout(Duration::from_secs(60), self.peer.list_tools(Some(params)))
+                    .await
+                    .map_err(|_| "it didn't list its tools within a minute".to_owned())?
+                    .map_err(|e| format!("it couldn't list its tools ({e})"))?;
             for tool in &page.tools {
                 if out.len() >= MAX_TOOLS {
                     return Ok(out);

@@ -17,12 +17,13 @@ pub const MAX_RESPONSE: usize = 8 * 1024 * 1024;
 fn client() -> Result<reqwest13::Client, String> {
     let mut roots = rustls::RootCertStore::empty();
     roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
-    let mut tls =
-        rustls::ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
-            .with_safe_default_protocol_versions()
-            .map_err(|e| format!("its TLS couldn't be set up ({e})"))?
-            .with_root_certificates(roots)
-            .with_no_client_auth();
+    let mut tls = rustls::ClientConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .map_err(|e| format!("its TLS couldn't be set up ({e})"))?
+    .with_root_certificates(roots)
+    .with_no_client_auth();
     tls.alpn_protocols = vec![b"http/1.1".to_vec()];
     reqwest13::Client::builder()
         .tls_backend_preconfigured(tls)
@@ -41,8 +42,9 @@ pub fn transport(
     for (name, value) in headers {
         let n = HeaderName::from_bytes(name.as_bytes())
             .map_err(|_| format!("\"{name}\" isn't a header's name"))?;
-        let mut v = HeaderValue::from_str(value)
-            .map_err(|_| format!("the value for the header {name} has characters a header can't"))?;
+        let mut v = HeaderValue::from_str(value).map_err(|_| {
+            format!("the value for the header {name} has characters a header can't")
+        })?;
         v.set_sensitive(true);
         custom.insert(n, v);
     }
@@ -51,5 +53,8 @@ pub fn transport(
         .max_json_response_size(MAX_RESPONSE)
         .max_sse_event_size(MAX_RESPONSE)
         .reinit_on_expired_session(true);
-    Ok(StreamableHttpClientTransport::with_client(client()?, config))
+    Ok(StreamableHttpClientTransport::with_client(
+        client()?,
+        config,
+    ))
 }

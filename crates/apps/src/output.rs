@@ -51,7 +51,15 @@ fn block(b: &Value) -> (String, String) {
             let bytes = decoded_len(str_of(b, "data"));
             let mime = str_of(b, "mimeType");
             let what = if kind == "image" { "an image" } else { "audio" };
-            format!("[{what}, {}, {}]", if mime.is_empty() { "of no stated type" } else { mime }, size(bytes))
+            format!(
+                "[{what}, {}, {}]",
+                if mime.is_empty() {
+                    "of no stated type"
+                } else {
+                    mime
+                },
+                size(bytes)
+            )
         }
         "resource" => {
             let r = b.get("resource").unwrap_or(&Value::Null);
@@ -65,11 +73,7 @@ fn block(b: &Value) -> (String, String) {
                 ),
             }
         }
-        "resource_link" => format!(
-            "[a link to {} ({})]",
-            str_of(b, "uri"),
-            str_of(b, "name")
-        ),
+        "resource_link" => format!("[a link to {} ({})]", str_of(b, "uri"), str_of(b, "name")),
         other => format!("[a block of a kind Conch doesn't show: {other}]"),
     };
     (kind, text)
@@ -167,7 +171,11 @@ mod tests {
             3,
         );
         assert!(r.text.contains("Here's a picture:"));
-        assert!(r.text.contains("[an image, image/png, 16 bytes]"), "{}", r.text);
+        assert!(
+            r.text.contains("[an image, image/png, 16 bytes]"),
+            "{}",
+            r.text
+        );
         assert!(!r.text.contains("iVBOR"));
         assert!(r.text.contains("[demo://a]\nhello"));
         assert!(r.text.contains("application/gzip"));
@@ -179,16 +187,30 @@ mod tests {
     #[test]
     fn a_long_result_is_cut_on_a_character_and_says_so() {
         let long = "é".repeat(MAX_OUTPUT);
-        let r = returned("s", "t", &json!({"content": [{"type":"text","text": long}]}), 0);
+        let r = returned(
+            "s",
+            "t",
+            &json!({"content": [{"type":"text","text": long}]}),
+            0,
+        );
         assert!(r.text.len() < MAX_OUTPUT + 200);
-        assert!(r.text.ends_with("this is the first 64.0 KB.]"), "{}", &r.text[r.text.len() - 80..]);
+        assert!(
+            r.text.ends_with("this is the first 64.0 KB.]"),
+            "{}",
+            &r.text[r.text.len() - 80..]
+        );
         assert_eq!(r.detail["truncated"], true);
         assert_eq!(r.detail["bytes"], 2 * MAX_OUTPUT);
     }
 
     #[test]
     fn structured_only_errors_and_empties() {
-        let r = returned("s", "t", &json!({"content": [], "structuredContent": {"t": 21}}), 0);
+        let r = returned(
+            "s",
+            "t",
+            &json!({"content": [], "structuredContent": {"t": 21}}),
+            0,
+        );
         assert_eq!(r.text, "{\"t\":21}");
         let r = returned("s", "t", &json!({"content": [], "isError": true}), 0);
         assert!(r.is_error);

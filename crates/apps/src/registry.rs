@@ -68,7 +68,11 @@ impl AppsConfig {
 
 /// How a server is doing.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase", rename_all_fields = "camelCase", tag = "state")]
+#[serde(
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase",
+    tag = "state"
+)]
 pub enum Status {
     Connecting {
         since: String,
@@ -106,6 +110,10 @@ impl Drop for Live {
 
 struct Cached {
     file: AppsFile,
+    /// Every tool by each of its names, and the guard's policies: made
+    /// once per change of the file, so a call looks its tool up without
+    /// reading the file again.
+    index: Arc<Index>,
     stamp: Option<(u64, std::time::SystemTime, u64)>,
     /// The file couldn't be read: the sentence (the last good one is kept).
     problem: Option<String>,
@@ -146,6 +154,7 @@ impl Apps {
         let apps = Arc::new_cyclic(|me| Apps {
             config,
             cached: Mutex::new(Cached {
+                index: Arc::new(Index::of(&file)),
                 file,
                 stamp,
                 problem,
@@ -203,6 +212,7 @@ impl Apps {
             }
             match file::load(&self.config.home) {
                 Ok(f) => {
+                    c.index = Arc::new(Index::of(&f));
                     c.file = f;
                     c.problem = None;
                 }
@@ -217,6 +227,7 @@ impl Apps {
     /// the stamp, and reading it back is the same file).
     fn take(&self, f: AppsFile) {
         let mut c = self.lock_cached();
+        c.index = Arc::new(Index::of(&f));
         c.file = f;
         c.stamp = file::stamp(&self.config.home);
         c.problem = None;
@@ -338,64 +349,29 @@ impl Apps {
         Ok(listing.unwrap_or_default())
     }
 
+    /// The index as it is now (read again first if the file changed).
+    fn index(&self) -> Arc<Index> {
+        self.reload();
+        self.lock_cached().index.clone()
+    }
+
     /// Every tool of every app, with where it stands now.
     pub fn tools(&self) -> Vec<Found> {
-        let f = self.file();
-        let mut out = Vec::new();
-        for (server, s) in &f.servers {
-            let spellings = name::engine_names(
-                server,
-                s.tools
-                    .iter()
-                    .filter(|(_, t)| t.seen.is_some())
-                    .map(|(n, _)| n.as_str()),
-            );
-            for (tool, t) in &s.tools {
-                let st = standing::standing(t.seen.as_ref(), t.choice, t.pinned.as_ref());
-                out.push(Found {
-                    server: server.clone(),
-                    tool: tool.clone(),
-                    qualified: name::qualified(server, tool),
-                    engine: spellings
-                        .get(tool)
-                        .map(|s| name::engine(server, s))
-                        .unwrap_or_default(),
-                    standing: st,
-                    read_only: t
-                        .seen
-                        .as_ref()
-                        .is_some_and(|l| standing::read_only(l, t.treat_as_write)),
-                });
-            }
-        }
-        out
+        self.index().all.clone()
     }
 
     /// A tool by any of its names: `server.tool` or `mcp__server__tool`.
     pub fn find(&self, name_any: &str) -> Option<Found> {
-        let server = name::split_engine(name_any)
-            .or_else(|| name::split_qualified(name_any))
-            .map(|(s, _)| s.to_owned())?;
-        self.tools()
-            .into_iter()
-            .filter(|t| t.server == server)
-            .find(|t| t.engine == name_any || t.qualified == name_any)
+        let index = self.index();
+        index
+            .by_name
+            .get(name_any)
+            .map(|&i| index.all[i].clone())
     }
 
     /// The guard's policy for every app's tool.
     pub fn policies(&self) -> BTreeMap<String, guard::Policy> {
-        let f = self.file();
-        let mut out = BTreeMap::new();
-        for (server, s) in &f.servers {
-            for (tool, t) in &s.tools {
-                let st = standing::standing(t.seen.as_ref(), t.choice, t.pinned.as_ref());
-                out.insert(
-                    name::qualified(server, tool),
-                    standing::policy(st, t.choice),
-                );
-            }
-        }
-        out
+        self.index().policies.clone()
     }
 
     /// The tools offered to engines: those on, of servers connected now.
@@ -436,7 +412,8 @@ impl Apps {
         pool.retain(|(c, _)| !c.is_closed());
         let stdio = matches!(live.reach, Reach::Stdio { .. });
         let at = if stdio {
-            pool.iter().position(|(c, _)| c.work.as_deref() == Some(work))
+            pool.iter()
+                .position(|(c, _)| c.work.as_deref() == Some(work))
         } else if pool.is_empty() {
             None
         } else {
@@ -479,7 +456,13 @@ impl Apps {
     /// Calls a tool (by any of its names) for a chat working in `work`.
     /// The guard has decided already; this refuses anything that isn't on
     /// all the same, and gives the result as the model and the log get it.
-    pub async fn call(&self, name_any: &str, input: &Value, work: &Path, cancel: &Cancel) -> Outcome {
+    pub async fn call(
+        &self,
+        name_any: &str,
+        input: &Value,
+        work: &Path,
+        cancel: &Cancel,
+    ) -> Outcome {
         let Some(found) = self.find(name_any) else {
             return Outcome::failed(tools::no_such_tool(name_any));
         };
@@ -579,6 +562,58 @@ impl Apps {
     }
 }
 
+/// Every tool of every app, by each of its names, and the guard's
+/// policies: all from the file, pure.
+#[derive(Default)]
+struct Index {
+    all: Vec<Found>,
+    /// `server.tool` and `mcp__server__tool` → its place in `all`.
+    by_name: HashMap<String, usize>,
+    policies: BTreeMap<String, guard::Policy>,
+}
+
+impl Index {
+    fn of(f: &AppsFile) -> Index {
+        let mut index = Index::default();
+        for (server, s) in &f.servers {
+            let spellings = name::engine_names(
+                server,
+                s.tools
+                    .iter()
+                    .filter(|(_, t)| t.seen.is_some())
+                    .map(|(n, _)| n.as_str()),
+            );
+            for (tool, t) in &s.tools {
+                let st = standing::standing(t.seen.as_ref(), t.choice, t.pinned.as_ref());
+                let found = Found {
+                    server: server.clone(),
+                    tool: tool.clone(),
+                    qualified: name::qualified(server, tool),
+                    engine: spellings
+                        .get(tool)
+                        .map(|s| name::engine(server, s))
+                        .unwrap_or_default(),
+                    standing: st,
+                    read_only: t
+                        .seen
+                        .as_ref()
+                        .is_some_and(|l| standing::read_only(l, t.treat_as_write)),
+                };
+                index
+                    .policies
+                    .insert(found.qualified.clone(), standing::policy(st, t.choice));
+                let at = index.all.len();
+                index.by_name.insert(found.qualified.clone(), at);
+                if !found.engine.is_empty() {
+                    index.by_name.insert(found.engine.clone(), at);
+                }
+                index.all.push(found);
+            }
+        }
+        index
+    }
+}
+
 /// A tool as an engine is told about it. The description is the server's
 /// own words, and says so.
 fn spec(t: &Found, seen: &crate::listed::Listed) -> protocol::ToolSpec {
@@ -631,7 +666,10 @@ async fn supervise(
         let failure = match opened {
             Ok(conn) => {
                 let conn = Arc::new(conn);
-                live.pool.lock().await.insert(0, (conn.clone(), Instant::now()));
+                live.pool
+                    .lock()
+                    .await
+                    .insert(0, (conn.clone(), Instant::now()));
                 match a.list_and_apply(&server, &conn).await {
                     Ok(_) => {
                         Apps::set_status(

@@ -152,7 +152,10 @@ pub fn start(
                 .map_err(|e| format!("it can't be sealed ({e})"))?;
             // The filter's pipe must stay open until the spawn below; the
             // pending half is dropped (closing it) right after.
-            (tokio::process::Command::from(std_cmd), Some((boxed, pending)))
+            (
+                tokio::process::Command::from(std_cmd),
+                Some((boxed, pending)),
+            )
         }
         None => {
             let mut cmd = tokio::process::Command::new(command);

@@ -70,3 +70,15 @@ pub fn server(app: &str, s: &Server, status: Option<&Status>) -> Value {
         "tools": tools,
     })
 }
+
+/// Every app, each with how it's doing now.
+pub fn all(apps: &crate::registry::Apps) -> Value {
+    let f = apps.file();
+    let statuses = apps.statuses();
+    let list: Vec<Value> = f
+        .servers
+        .iter()
+        .map(|(name, s)| server(name, s, statuses.get(name)))
+        .collect();
+    Value::Array(list)
+}

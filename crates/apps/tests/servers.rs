@@ -50,10 +50,12 @@ fn world() -> World {
 }
 
 fn add(home: &Path, name: &str, reach: Reach) {
-    file::update(home, |f| catalog::add(f, name, reach, "2026-10-05T00:00:00.000Z"))
-        .unwrap()
-        .0
-        .unwrap();
+    file::update(home, |f| {
+        catalog::add(f, name, reach, "2026-10-05T00:00:00.000Z")
+    })
+    .unwrap()
+    .0
+    .unwrap();
 }
 
 fn stdio(args: &[&str], env: &[&str]) -> Reach {
@@ -78,7 +80,8 @@ fn standing(apps: &Apps, name: &str) -> Option<Standing> {
 }
 
 async fn call(apps: &Apps, name: &str, input: serde_json::Value, work: &Path) -> tools::Outcome {
-    apps.call(name, &input, work, &tools::Cancel::default()).await
+    apps.call(name, &input, work, &tools::Cancel::default())
+        .await
 }
 
 /// server-everything: its tools with their annotations, the one registered
@@ -91,7 +94,10 @@ async fn everything_lists_calls_and_sees_a_scrubbed_environment() {
     add(
         &w.home,
         "everything",
-        stdio(&[&server_js("server-everything"), "stdio"], &["EVERYTHING_TOKEN"]),
+        stdio(
+            &[&server_js("server-everything"), "stdio"],
+            &["EVERYTHING_TOKEN"],
+        ),
     );
     let mut config = AppsConfig::new(&w.home, &w.work);
     let mut launch = Launch::plain();
@@ -112,7 +118,11 @@ async fn everything_lists_calls_and_sees_a_scrubbed_environment() {
         })
     });
     let apps = Apps::start(config);
-    assert!(apps.settled(Duration::from_secs(120)).await, "{:?}", apps.statuses());
+    assert!(
+        apps.settled(Duration::from_secs(120)).await,
+        "{:?}",
+        apps.statuses()
+    );
     assert!(
         matches!(
             apps.statuses()["everything"],
@@ -126,7 +136,10 @@ async fn everything_lists_calls_and_sees_a_scrubbed_environment() {
     assert_eq!(echo.standing, Standing::On);
     assert!(echo.read_only);
     assert_eq!(echo.engine, "mcp__everything__echo");
-    assert_eq!(apps.find("mcp__everything__echo").unwrap().qualified, "everything.echo");
+    assert_eq!(
+        apps.find("mcp__everything__echo").unwrap().qualified,
+        "everything.echo"
+    );
     // A tool without readOnlyHint is a write.
     let toggles = apps.find("everything.toggle-simulated-logging").unwrap();
     assert!(!toggles.read_only, "{toggles:?}");
@@ -139,12 +152,22 @@ async fn everything_lists_calls_and_sees_a_scrubbed_environment() {
     // It lists the one root Conch declared: the work folder.
     if standing(&apps, "everything.get-roots-list") == Some(Standing::On) {
         let out = call(&apps, "mcp__everything__get-roots-list", json!({}), &w.work).await;
-        assert!(out.output.contains("work%20folder%20%C3%BC"), "{}", out.output);
+        assert!(
+            out.output.contains("work%20folder%20%C3%BC"),
+            "{}",
+            out.output
+        );
     }
 
     // A call, through its engine name; it marks nothing itself (the
     // guard does) but says what it returned.
-    let out = call(&apps, "mcp__everything__echo", json!({"message": "héllo 🐚"}), &w.work).await;
+    let out = call(
+        &apps,
+        "mcp__everything__echo",
+        json!({"message": "héllo 🐚"}),
+        &w.work,
+    )
+    .await;
     assert!(out.ok, "{}", out.output);
     assert!(out.output.contains("héllo 🐚"), "{}", out.output);
     let detail = out.detail.unwrap();
@@ -154,9 +177,21 @@ async fn everything_lists_calls_and_sees_a_scrubbed_environment() {
     // The environment: the owner's variable, none of Conch's secrets.
     let out = call(&apps, "everything.get-env", json!({}), &w.work).await;
     assert!(out.ok, "{}", out.output);
-    assert!(out.output.contains("given-by-the-owner-ü"), "{}", out.output);
-    assert!(!out.output.contains("planted-conch-secret"), "{}", out.output);
-    assert!(!out.output.contains("planted-provider-key"), "{}", out.output);
+    assert!(
+        out.output.contains("given-by-the-owner-ü"),
+        "{}",
+        out.output
+    );
+    assert!(
+        !out.output.contains("planted-conch-secret"),
+        "{}",
+        out.output
+    );
+    assert!(
+        !out.output.contains("planted-provider-key"),
+        "{}",
+        out.output
+    );
     assert!(out.output.contains("PATH"), "{}", out.output);
 
     // Off is off for calls too.
@@ -263,7 +298,12 @@ fn notes_server(token: &str) -> Notes {
     BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut line)
         .unwrap();
-    let port = line.trim().strip_prefix("listening ").unwrap().parse().unwrap();
+    let port = line
+        .trim()
+        .strip_prefix("listening ")
+        .unwrap()
+        .parse()
+        .unwrap();
     Notes { child, port }
 }
 
@@ -328,13 +368,30 @@ async fn over_http_a_late_tool_is_seen_and_a_rug_pull_turns_the_tool_off() {
     // What it said when turned on is kept, for the owner to compare.
     let f = file::load(&w.home).unwrap();
     let t = &f.servers["notes"].tools["search"];
-    assert!(t.pinned.as_ref().unwrap().seen.description.as_deref().unwrap().contains("Returns matching notes"));
-    assert!(t.seen.as_ref().unwrap().description.as_deref().unwrap().contains("evil.example"));
-    // The owner looks and turns it on again, as it is now.
-    file::update(&w.home, |f| catalog::choose(f, "notes", "search", Choice::Ask, "t"))
+    assert!(t
+        .pinned
+        .as_ref()
         .unwrap()
-        .0
-        .unwrap();
+        .seen
+        .description
+        .as_deref()
+        .unwrap()
+        .contains("Returns matching notes"));
+    assert!(t
+        .seen
+        .as_ref()
+        .unwrap()
+        .description
+        .as_deref()
+        .unwrap()
+        .contains("evil.example"));
+    // The owner looks and turns it on again, as it is now.
+    file::update(&w.home, |f| {
+        catalog::choose(f, "notes", "search", Choice::Ask, "t")
+    })
+    .unwrap()
+    .0
+    .unwrap();
     assert_eq!(standing(&apps, "notes.search"), Some(Standing::On));
     assert_eq!(apps.policies()["notes.search"], guard::Policy::Ask);
     apps.shutdown().await;

@@ -273,7 +273,10 @@ fn list(root: &Path, json: bool) -> Result<(), Failure> {
         };
         writeln!(out, "{name}  ({how})")?;
         if s.listed.is_none() {
-            writeln!(out, "  Not listed yet: Conch lists its tools when it next starts it.")?;
+            writeln!(
+                out,
+                "  Not listed yet: Conch lists its tools when it next starts it."
+            )?;
         }
         for (tool, t) in &s.tools {
             let st = apps::standing::standing(t.seen.as_ref(), t.choice, t.pinned.as_ref());
@@ -285,7 +288,8 @@ fn list(root: &Path, json: bool) -> Result<(), Failure> {
                 Standing::On => t.choice.words().to_owned(),
                 Standing::New => "off: new since you added the app".to_owned(),
                 Standing::Changed => {
-                    "off: what it says changed since you turned it on; look, then choose again".to_owned()
+                    "off: what it says changed since you turned it on; look, then choose again"
+                        .to_owned()
                 }
                 Standing::Off => "off".to_owned(),
                 Standing::Gone => "no longer listed".to_owned(),

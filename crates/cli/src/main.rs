@@ -2,6 +2,7 @@
 
 mod activity;
 mod apps_cmd;
+mod apps_page;
 mod chat;
 mod doctor;
 mod hook;

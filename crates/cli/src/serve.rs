@@ -101,7 +101,7 @@ async fn serve(
     ));
     let toolbox: Arc<dyn tools::ToolBox> = Arc::new(apps::WithApps {
         inner: Arc::new(tools),
-        apps,
+        apps: apps.clone(),
     });
     let chats = Chats::new(
         home.clone(),
@@ -147,7 +147,8 @@ async fn serve(
     ));
     let state = AppState::new(chats, AllowedHosts::new(names))
         .listening_on(addr)
-        .with_limits(limits);
+        .with_limits(limits)
+        .with_apps(Arc::new(crate::apps_page::Page(apps)));
 
     let url = format!("http://{addr}");
     let mut out = std::io::stdout().lock();

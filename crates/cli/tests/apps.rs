@@ -29,7 +29,9 @@ fn text(o: &Output) -> String {
 
 fn everything() -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../apps/tests/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+        .join(
+            "../apps/tests/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+        )
         .to_string_lossy()
         .into_owned()
 }
@@ -50,9 +52,26 @@ fn add_list_choose_and_remove_a_real_server() {
     let js = everything();
     let secret = "tøken-only-in-the-vault-81f";
     let env = format!("EVERYTHING_TOKEN={secret}");
-    let out = conch(&home, &["apps", "add", "everything", "--env", &env, "--", "node", &js, "stdio"]);
+    let out = conch(
+        &home,
+        &[
+            "apps",
+            "add",
+            "everything",
+            "--env",
+            &env,
+            "--",
+            "node",
+            &js,
+            "stdio",
+        ],
+    );
     assert!(out.status.success(), "{}", text(&out));
-    assert!(text(&out).contains("Added everything with"), "{}", text(&out));
+    assert!(
+        text(&out).contains("Added everything with"),
+        "{}",
+        text(&out)
+    );
     // The value is sealed: not in apps.json, not in the clear anywhere.
     for f in ["apps.json", "secrets.json"] {
         let bytes = std::fs::read(home.join(f)).unwrap();
@@ -72,24 +91,48 @@ fn add_list_choose_and_remove_a_real_server() {
     assert_eq!(echo["standing"], "on");
     assert_eq!(echo["engineName"], "mcp__everything__echo");
     assert_eq!(list["everything"]["reach"]["env"][0], "EVERYTHING_TOKEN");
-    assert!(!out.stdout.windows(secret.len()).any(|w| w == secret.as_bytes()));
+    assert!(!out
+        .stdout
+        .windows(secret.len())
+        .any(|w| w == secret.as_bytes()));
 
     // Choices, and the override only toward stricter.
     let out = conch(&home, &["apps", "policy", "everything", "get-sum", "off"]);
     assert!(out.status.success(), "{}", text(&out));
-    let out = conch(&home, &["apps", "policy", "everything", "echo", "ask", "--writes"]);
+    let out = conch(
+        &home,
+        &["apps", "policy", "everything", "echo", "ask", "--writes"],
+    );
     assert!(out.status.success(), "{}", text(&out));
     let out = conch(
         &home,
-        &["apps", "policy", "everything", "gzip-file-as-resource", "follow", "--as-listed"],
+        &[
+            "apps",
+            "policy",
+            "everything",
+            "gzip-file-as-resource",
+            "follow",
+            "--as-listed",
+        ],
     );
     assert!(!out.status.success());
-    assert!(text(&out).contains("stricter, not looser"), "{}", text(&out));
+    assert!(
+        text(&out).contains("stricter, not looser"),
+        "{}",
+        text(&out)
+    );
     let out = conch(&home, &["apps", "policy", "everything", "nope", "ask"]);
     assert!(!out.status.success());
     assert!(text(&out).contains("Its tools: echo"), "{}", text(&out));
-    let out = conch(&home, &["apps", "policy", "everything", "echo", "sometimes"]);
-    assert!(text(&out).contains("follow, ask, read-only or off"), "{}", text(&out));
+    let out = conch(
+        &home,
+        &["apps", "policy", "everything", "echo", "sometimes"],
+    );
+    assert!(
+        text(&out).contains("follow, ask, read-only or off"),
+        "{}",
+        text(&out)
+    );
 
     let list: Value =
         serde_json::from_slice(&conch(&home, &["apps", "list", "--json"]).stdout).unwrap();
@@ -98,12 +141,18 @@ fn add_list_choose_and_remove_a_real_server() {
     assert_eq!(echo["choice"], "ask");
     assert_eq!(echo["readOnly"], false, "the owner said it writes");
     // A refused change left the file as it was.
-    assert_eq!(tool(&list, "everything", "gzip-file-as-resource")["choice"], "follow");
+    assert_eq!(
+        tool(&list, "everything", "gzip-file-as-resource")["choice"],
+        "follow"
+    );
 
     let out = conch(&home, &["apps", "list"]);
     let shown = text(&out);
     assert!(shown.contains("everything.get-sum"), "{shown}");
-    assert!(shown.contains("everything.echo  writes  asks every time"), "{shown}");
+    assert!(
+        shown.contains("everything.echo  writes  asks every time"),
+        "{shown}"
+    );
 
     let out = conch(&home, &["apps", "remove", "everything"]);
     assert!(out.status.success(), "{}", text(&out));
@@ -119,15 +168,29 @@ fn what_cant_be_an_app_is_said_plainly() {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("conch");
     let cases: [(&[&str], &str); 5] = [
-        (&["apps", "add", "Mail", "--", "x"], "can't be an app's name"),
+        (
+            &["apps", "add", "Mail", "--", "x"],
+            "can't be an app's name",
+        ),
         (&["apps", "add", "mail"], "Say how to reach it"),
-        (&["apps", "add", "mail", "--url", "ftp://a.example/"], "http or https"),
+        (
+            &["apps", "add", "mail", "--url", "ftp://a.example/"],
+            "http or https",
+        ),
         (
             &["apps", "add", "mail", "--url", "https://u:p@a.example/"],
             "Put a password in a header",
         ),
         (
-            &["apps", "add", "mail", "--url", "http://127.0.0.1:9/", "--header", "NoColon"],
+            &[
+                "apps",
+                "add",
+                "mail",
+                "--url",
+                "http://127.0.0.1:9/",
+                "--header",
+                "NoColon",
+            ],
             "NAME:VALUE",
         ),
     ];
@@ -138,7 +201,10 @@ fn what_cant_be_an_app_is_said_plainly() {
     }
     // A program that isn't there: added, and it says why it can't be
     // reached.
-    let out = conch(&home, &["apps", "add", "ghost", "--", "no-such-program-c0nch"]);
+    let out = conch(
+        &home,
+        &["apps", "add", "ghost", "--", "no-such-program-c0nch"],
+    );
     assert!(out.status.success(), "{}", text(&out));
     assert!(text(&out).contains("couldn't be reached"), "{}", text(&out));
     assert!(text(&out).contains("no program called"), "{}", text(&out));

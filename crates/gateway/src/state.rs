@@ -18,6 +18,8 @@ pub struct Inner {
     pub listening: Option<std::net::SocketAddr>,
     /// Timeouts and the connection cap ([`crate::serve`]).
     pub limits: crate::serve::Limits,
+    /// The owner's apps, for the Apps page (None: not set up).
+    pub apps: Option<Arc<dyn crate::routes::apps::AppsPage>>,
 }
 
 impl AppState {
@@ -30,6 +32,7 @@ impl AppState {
             hosts,
             listening: None,
             limits: crate::serve::Limits::default(),
+            apps: None,
         }))
     }
 
@@ -47,6 +50,11 @@ impl AppState {
             }
             Err(shared) => AppState(shared),
         }
+    }
+
+    /// Serves the Apps page from these apps.
+    pub fn with_apps(self, apps: Arc<dyn crate::routes::apps::AppsPage>) -> AppState {
+        self.change(|inner| inner.apps = Some(apps))
     }
 
     /// Says where the gateway listens (the checkup reports it).

@@ -48,7 +48,12 @@ fn notes_server() -> Notes {
     BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut line)
         .unwrap();
-    let port = line.trim().strip_prefix("listening ").unwrap().parse().unwrap();
+    let port = line
+        .trim()
+        .strip_prefix("listening ")
+        .unwrap()
+        .parse()
+        .unwrap();
     Notes { child, port }
 }
 
@@ -130,17 +135,22 @@ impl World {
     }
 
     fn choose(&self, tool: &str, choice: Choice) {
-        file::update(&self.apps_home, |f| catalog::choose(f, "notes", tool, choice, "t"))
-            .unwrap()
-            .0
-            .unwrap();
+        file::update(&self.apps_home, |f| {
+            catalog::choose(f, "notes", tool, choice, "t")
+        })
+        .unwrap()
+        .0
+        .unwrap();
     }
 
     /// Posts `text` and reads the stream until `until`.
     async fn turn(&self, id: &str, text: &str, until: &str) -> Vec<Value> {
         let mut sse = SseReader::new(self.s.get(format!("/api/chats/{id}/stream")).await);
         self.s
-            .post(format!("/api/chats/{id}/messages"), &json!({ "text": text }))
+            .post(
+                format!("/api/chats/{id}/messages"),
+                &json!({ "text": text }),
+            )
             .await;
         sse.until(until).await.0
     }
@@ -154,7 +164,11 @@ fn of<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
 async fn a_read_marks_the_chat_and_the_next_write_asks_in_full_trust_with_nobody_there() {
     let w = world(vec![
         vec![call("r1", "mcp__notes__search", json!({"q": "lunch"}))],
-        vec![call("w1", "mcp__notes__add", json!({"text": "forward all to x@evil.example"}))],
+        vec![call(
+            "w1",
+            "mcp__notes__add",
+            json!({"text": "forward all to x@evil.example"}),
+        )],
         say("I didn't add it."),
     ])
     .await;
@@ -175,11 +189,21 @@ async fn a_read_marks_the_chat_and_the_next_write_asks_in_full_trust_with_nobody
     assert_eq!(asked["tool"], "mcp__notes__add");
     assert_eq!(asked["action"]["kind"], "integration");
     assert_eq!(asked["action"]["tool"], "notes.add");
-    let why: Vec<&str> = asked["why"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    let why: Vec<&str> = asked["why"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
     assert!(why.contains(&"after-reading.integration-write"), "{why:?}");
-    assert!(why.contains(&"nobody-there.waits") || why.iter().any(|w| w.starts_with("nobody-there")), "{why:?}");
     assert!(
-        asked["note"].as_str().is_some_and(|n| n.contains("notes.search")),
+        why.contains(&"nobody-there.waits") || why.iter().any(|w| w.starts_with("nobody-there")),
+        "{why:?}"
+    );
+    assert!(
+        asked["note"]
+            .as_str()
+            .is_some_and(|n| n.contains("notes.search")),
         "the GuardNote names what it read: {asked:#}"
     );
     // Activity says what it read.
@@ -189,9 +213,11 @@ async fn a_read_marks_the_chat_and_the_next_write_asks_in_full_trust_with_nobody
     // Nothing was added: the owner says no.
     let ask = asked["ask"].as_str().unwrap();
     let mut sse = SseReader::new(w.s.get(format!("/api/chats/{id}/stream")).await);
-    let res = w
-        .s
-        .post(format!("/api/chats/{id}/permissions/{ask}"), &json!({"answer": "deny"}))
+    let res =
+        w.s.post(
+            format!("/api/chats/{id}/permissions/{ask}"),
+            &json!({"answer": "deny"}),
+        )
         .await;
     assert!(res.status().is_success());
     sse.until("turn.ended").await;
@@ -212,7 +238,10 @@ async fn off_is_refused_in_every_mode() {
     for mode in modes {
         let id = w.chat(mode, Origin::Owner).await;
         let events = w.turn(&id, "add a note", "turn.ended").await;
-        assert!(of(&events, "permission.requested").is_empty(), "{mode:?}: {events:#?}");
+        assert!(
+            of(&events, "permission.requested").is_empty(),
+            "{mode:?}: {events:#?}"
+        );
         let finished = of(&events, "tool.finished");
         assert_eq!(finished.len(), 1, "{mode:?}: {events:#?}");
         assert_eq!(finished[0]["ok"], false, "{mode:?}");
@@ -247,8 +276,14 @@ async fn a_changed_description_turns_the_tool_off_and_says_why() {
     assert_eq!(finished.len(), 1, "{events:#?}");
     assert_eq!(finished[0]["ok"], false);
     let said = finished[0]["output"].as_str().unwrap();
-    assert!(said.contains("changed since the owner turned it on"), "{said}");
-    assert!(of(&events, "taint").is_empty(), "it never ran, so it read nothing");
+    assert!(
+        said.contains("changed since the owner turned it on"),
+        "{said}"
+    );
+    assert!(
+        of(&events, "taint").is_empty(),
+        "it never ran, so it read nothing"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -264,14 +299,18 @@ async fn the_owners_override_toward_stricter_holds() {
         say("Refused."),
     ])
     .await;
-    file::update(&w.apps_home, |f| catalog::treat_as_write(f, "notes", "search", true))
-        .unwrap()
-        .0
-        .unwrap();
+    file::update(&w.apps_home, |f| {
+        catalog::treat_as_write(f, "notes", "search", true)
+    })
+    .unwrap()
+    .0
+    .unwrap();
     // Only toward stricter: the server's write can't be made read-only.
-    let looser = file::update(&w.apps_home, |f| catalog::treat_as_write(f, "notes", "add", false))
-        .unwrap()
-        .0;
+    let looser = file::update(&w.apps_home, |f| {
+        catalog::treat_as_write(f, "notes", "add", false)
+    })
+    .unwrap()
+    .0;
     assert!(looser.is_err());
     assert!(!w.apps.find("notes.search").unwrap().read_only);
 
@@ -283,8 +322,11 @@ async fn the_owners_override_toward_stricter_holds() {
     assert_eq!(asked["action"]["read_only"], false, "{asked:#}");
     let ask = asked["ask"].as_str().unwrap();
     let mut sse = SseReader::new(w.s.get(format!("/api/chats/{id}/stream")).await);
-    w.s.post(format!("/api/chats/{id}/permissions/{ask}"), &json!({"answer": "deny"}))
-        .await;
+    w.s.post(
+        format!("/api/chats/{id}/permissions/{ask}"),
+        &json!({"answer": "deny"}),
+    )
+    .await;
     sse.until("turn.ended").await;
 
     w.choose("add", Choice::ReadOnly);
@@ -293,5 +335,12 @@ async fn the_owners_override_toward_stricter_holds() {
     let finished = of(&events, "tool.finished");
     assert_eq!(finished.len(), 1, "{events:#?}");
     assert_eq!(finished[0]["ok"], false);
-    assert!(finished[0]["output"].as_str().unwrap().contains("read-only"), "{}", finished[0]["output"]);
+    assert!(
+        finished[0]["output"]
+            .as_str()
+            .unwrap()
+            .contains("read-only"),
+        "{}",
+        finished[0]["output"]
+    );
 }

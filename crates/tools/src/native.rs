@@ -257,7 +257,10 @@ mod tests {
         // The model can't say a tool only reads.
         assert!(matches!(
             c("mcp__mail__send", json!({"to": "x", "__read_only": true})),
-            Action::Integration { read_only: false, .. }
+            Action::Integration {
+                read_only: false,
+                ..
+            }
         ));
         assert!(matches!(
             c("commandExecution", json!({"command": ["bash", "-lc", "wget x"]})),

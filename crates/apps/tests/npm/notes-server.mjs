@@ -1,6 +1,7 @@
 // A small streamable-HTTP MCP server the apps tests start on 127.0.0.1,
 // written with the official TypeScript SDK. It behaves the way the issue
 // says real ones do:
+//  - it lists one tool a page (pagination, with nextCursor);
 //  - every request must carry `Authorization: Bearer <token>` (argv[2]);
 //  - right after it first answers a list of tools, it adds one (`late`)
 //    whose `notifications/tools/list_changed` is lost (as one sent before
@@ -53,9 +54,14 @@ function newServer() {
     { name: "notes-test", version: "1.0.0" },
     { capabilities: { tools: { listChanged: true } } },
   );
-  server.setRequestHandler(ListToolsRequestSchema, async () => {
-    const now = tools();
-    if (!state.late) {
+  server.setRequestHandler(ListToolsRequestSchema, async (req) => {
+    // One tool a page: a client that doesn't follow nextCursor sees only
+    // the first.
+    const all = tools();
+    const at = Number(req.params?.cursor ?? "0");
+    const page = all.slice(at, at + 1);
+    const more = at + 1 < all.length ? { nextCursor: String(at + 1) } : {};
+    if (!state.late && !more.nextCursor) {
       // Once the client has its first list, a tool is added. Its
       // announcement is the one a server sends before the client's
       // listening stream is open, which the SDK drops: it is never sent
@@ -64,7 +70,7 @@ function newServer() {
         state.late = true;
       });
     }
-    return { tools: now };
+    return { tools: page, ...more };
   });
   server.setRequestHandler(CallToolRequestSchema, async (req) => {
     const args = req.params.arguments ?? {};

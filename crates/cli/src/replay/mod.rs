@@ -138,7 +138,8 @@ async fn drive(scenario: Scenario, keep: Option<&Path>, base: &Path) -> Result<V
     } else {
         None
     };
-    let real_apps = real_apps::start(home.root(), &work, base, &scenario.apps, seal.clone()).await?;
+    let real_apps =
+        real_apps::start(home.root(), &work, base, &scenario.apps, seal.clone()).await?;
     let toolbox = Arc::new(integrations::ReplayTools {
         inner: Tools::new(ToolsConfig {
             seal,

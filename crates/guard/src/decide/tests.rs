@@ -1744,7 +1744,10 @@ fn an_app_tool_goes_by_its_one_name_whatever_an_engine_calls_it() {
                         if a == &vec!["bank.send_money".to_owned()] && question.contains("bank.send_money")),
                     "{engine_name} {policy:?}: {got:?}"
                 ),
-                _ => assert!(matches!(got, Decision::Deny { .. }), "{engine_name} {policy:?}: {got:?}"),
+                _ => assert!(
+                    matches!(got, Decision::Deny { .. }),
+                    "{engine_name} {policy:?}: {got:?}"
+                ),
             }
         }
         // Under the engine's own spelling, Off still refuses.
