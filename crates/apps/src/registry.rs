@@ -363,10 +363,7 @@ impl Apps {
     /// A tool by any of its names: `server.tool` or `mcp__server__tool`.
     pub fn find(&self, name_any: &str) -> Option<Found> {
         let index = self.index();
-        index
-            .by_name
-            .get(name_any)
-            .map(|&i| index.all[i].clone())
+        index.by_name.get(name_any).map(|&i| index.all[i].clone())
     }
 
     /// The guard's policy for every app's tool.
