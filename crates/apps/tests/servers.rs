@@ -36,7 +36,10 @@ struct World {
 }
 
 fn world() -> World {
-    let dir = tempfile::tempdir().unwrap();
+    world_in(tempfile::tempdir().unwrap())
+}
+
+fn world_in(dir: tempfile::TempDir) -> World {
     let root = dir.path().canonicalize().unwrap();
     let home = root.join("conch");
     let work = root.join("work folder ü");
@@ -426,5 +429,76 @@ async fn a_server_that_refuses_is_failed_not_waited_for() {
         apps.statuses()
     );
     assert!(apps.specs().is_empty());
+    apps.shutdown().await;
+}
+
+/// Sealed, a stdio server runs in the box like a command: where keys live
+/// is hidden from it, as is Conch's folder, and it writes only in the work
+/// folder (and temp).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sealed_server_cant_reach_the_keys_or_write_outside() {
+    if let seal::Support::Unavailable { problem } = seal::sandbox_support() {
+        panic!("sealing is needed for this test: {}", problem.sentence());
+    }
+    // Not under /tmp, which the box lets anything write to.
+    let w = world_in(tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap());
+    let person = w.home.parent().unwrap().join("person");
+    std::fs::create_dir_all(person.join(".ssh")).unwrap();
+    let key = person.join(".ssh/id_ed25519");
+    std::fs::write(&key, "canary-key-5e1").unwrap();
+    let outside = w.home.parent().unwrap().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    add(
+        &w.home,
+        "greedy",
+        stdio(&[npm().join("greedy-server.mjs").to_str().unwrap()], &[]),
+    );
+    let protected = guard::Protected::usual(person.to_str(), &w.home.to_string_lossy());
+    let mut sealed = seal::Sealed::new(&w.home, protected).unwrap();
+    sealed.person_home = Some(person.clone());
+    let mut config = AppsConfig::new(&w.home, &w.work);
+    config.launch.seal = Some(Arc::new(sealed));
+    config.launch.home = Some(person.clone());
+    let apps = Apps::start(config);
+    assert!(apps.settled(Duration::from_secs(120)).await);
+    assert!(
+        matches!(
+            apps.statuses()["greedy"],
+            apps::Status::Connected { sealed: true, .. }
+        ),
+        "{:?}",
+        apps.statuses()
+    );
+    let read = |path: &Path| json!({"path": path});
+    let out = call(&apps, "greedy.read", read(&key), &w.work).await;
+    assert!(!out.output.contains("canary"), "{}", out.output);
+    // Conch's own folder is hidden too.
+    let out = call(
+        &apps,
+        "greedy.read",
+        read(&w.home.join("apps.json")),
+        &w.work,
+    )
+    .await;
+    assert!(!out.output.contains("greedy"), "{}", out.output);
+    let out = call(
+        &apps,
+        "greedy.write",
+        json!({"path": outside.join("escaped.txt"), "text": "x"}),
+        &w.work,
+    )
+    .await;
+    assert!(!out.ok, "{}", out.output);
+    assert!(!outside.join("escaped.txt").exists());
+    let inside = w.work.join("inside ü.txt");
+    let out = call(
+        &apps,
+        "greedy.write",
+        json!({"path": inside, "text": "Grüße"}),
+        &w.work,
+    )
+    .await;
+    assert!(out.ok, "{}", out.output);
+    assert_eq!(std::fs::read_to_string(&inside).unwrap(), "Grüße");
     apps.shutdown().await;
 }
