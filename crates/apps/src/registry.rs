@@ -52,6 +52,8 @@ pub struct AppsConfig {
     pub default_work: PathBuf,
     /// How long one call may take.
     pub call_within: Duration,
+    /// Start only this app (a relay for one).
+    pub only: Option<String>,
 }
 
 impl AppsConfig {
@@ -62,6 +64,7 @@ impl AppsConfig {
             secrets: Arc::new(|_| Ok(Secrets::default())),
             default_work: default_work.to_path_buf(),
             call_within: Duration::from_secs(300),
+            only: None,
         }
     }
 }
@@ -241,6 +244,7 @@ impl Apps {
             .file
             .servers
             .iter()
+            .filter(|(n, _)| self.config.only.as_ref().is_none_or(|o| o == *n))
             .map(|(n, s)| (n.clone(), s.reach.clone()))
             .collect();
         let mut live = self.lock_live();
@@ -306,7 +310,13 @@ impl Apps {
         let until = Instant::now() + within;
         loop {
             let all = self.statuses();
-            let known = self.lock_cached().file.servers.len();
+            let known = self
+                .lock_cached()
+                .file
+                .servers
+                .keys()
+                .filter(|n| self.config.only.as_ref().is_none_or(|o| o == *n))
+                .count();
             if all.len() >= known
                 && all
                     .values()
@@ -369,6 +379,18 @@ impl Apps {
     /// The guard's policy for every app's tool.
     pub fn policies(&self) -> BTreeMap<String, guard::Policy> {
         self.index().policies.clone()
+    }
+
+    /// The apps with a tool offered now (connected, with a tool on).
+    pub fn offered(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .tools()
+            .into_iter()
+            .filter(|t| t.standing == Standing::On && self.connected(&t.server))
+            .map(|t| t.server)
+            .collect();
+        names.dedup();
+        names
     }
 
     /// The tools offered to engines: those on, of servers connected now.

@@ -53,6 +53,12 @@ impl ToolBox for WithApps {
         all
     }
 
+    fn native_apps(&self) -> Vec<String> {
+        let mut all = self.inner.native_apps();
+        all.extend(self.apps.offered());
+        all
+    }
+
     fn app_tool(&self, name: &str) -> Option<AppTool> {
         match self.apps.find(name) {
             Some(found) => Some(AppTool {

@@ -33,6 +33,10 @@ pub enum AppsCommand {
     Policy(PolicyArgs),
     /// Forget an app and its secrets.
     Remove { name: String },
+    /// One app as an MCP server on standard input and output, for a native
+    /// engine (Claude Code starts it; not for typing).
+    #[command(hide = true)]
+    Relay(crate::apps_relay::RelayArgs),
 }
 
 #[derive(Args)]
@@ -134,6 +138,7 @@ pub fn run(home: &Home, command: AppsCommand) -> Result<(), Failure> {
         AppsCommand::Add(args) => add(home, args),
         AppsCommand::List { json } => list(root, json),
         AppsCommand::Policy(args) => policy(root, args),
+        AppsCommand::Relay(args) => crate::apps_relay::run(home, args),
         AppsCommand::Remove { name } => {
             let (removed, _) = file::update(root, |f| catalog::remove(f, &name))?;
             removed?;

@@ -3,6 +3,7 @@
 mod activity;
 mod apps_cmd;
 mod apps_page;
+mod apps_relay;
 mod chat;
 mod doctor;
 mod hook;

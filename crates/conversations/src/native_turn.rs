@@ -54,6 +54,31 @@ fn native_action(
     })
 }
 
+/// The owner's apps for a native engine: each one Conch relays to, for
+/// this chat's work folder (`conch --home HOME apps relay NAME --work
+/// DIR`).
+fn native_apps(chat: &Chat) -> Vec<engines::NativeApp> {
+    let Some(home) = chat.chats.upgrade().map(|c| c.home().root().to_path_buf()) else {
+        return Vec::new();
+    };
+    chat.tools
+        .native_apps()
+        .into_iter()
+        .map(|name| engines::NativeApp {
+            args: vec![
+                "--home".into(),
+                home.to_string_lossy().into_owned(),
+                "apps".into(),
+                "relay".into(),
+                name.clone(),
+                "--work".into(),
+                chat.work.to_string_lossy().into_owned(),
+            ],
+            name,
+        })
+        .collect()
+}
+
 struct ChatGate {
     chat: Arc<Chat>,
     turn: u64,
@@ -326,6 +351,7 @@ pub(crate) async fn run(
         tight,
         hidden,
         sealing,
+        apps: native_apps(chat),
     };
     let gate = Arc::new(ChatGate {
         chat: chat.clone(),

@@ -114,6 +114,12 @@ pub trait ToolBox: Send + Sync {
     fn app_tool(&self, _name: &str) -> Option<AppTool> {
         None
     }
+
+    /// The owner's apps a native engine gets as MCP servers (by name):
+    /// those connected now with a tool turned on.
+    fn native_apps(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// An app's tool, as the guard needs it.
