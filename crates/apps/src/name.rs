@@ -4,10 +4,11 @@
 //!   `integrations:` lists, marks and Activity say. The server's name, a
 //!   dot, and the tool's name exactly as the server gives it.
 //! - **engine**, `mcp__mail__search`: what a model calls it. Providers take
-//!   only `[A-Za-z0-9_-]`, at most 64 characters, so the tool's part is
-//!   spelled that way ([`engine_names`]); Claude Code and Codex name the
-//!   tools Conch hands them the same way, so one spelling serves every
-//!   engine.
+//!   only `[A-Za-z0-9_-]`, at most 64 characters, and Codex turns a dash
+//!   into `_`, so the tool's part is spelled in `[A-Za-z0-9_]`
+//!   ([`engine_names`]) and no engine renames it: Claude Code and Codex
+//!   name the tools Conch hands them the same way, so one spelling serves
+//!   every engine.
 //! - the tool's own name, what the server is called with.
 //!
 //! A server's name is lowercase letters, digits and dashes: no dot (the
@@ -63,7 +64,7 @@ pub fn split_engine(name: &str) -> Option<(&str, &str)> {
 fn spelled(tool: &str) -> String {
     tool.chars()
         .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+            if c.is_ascii_alphanumeric() || c == '_' {
                 c
             } else {
                 '_'
@@ -79,7 +80,7 @@ fn short_hash(tool: &str) -> String {
 
 /// Each of a server's tools' engine-facing spelling (the part after
 /// `mcp__server__`), one for one: a name that fits is kept; one with other
-/// characters has them as `_`; one too long, or that would be the same as
+/// characters (a dash among them) has them as `_`; one too long, or that would be the same as
 /// another's, is cut and ends in `_` and eight hex digits of its own
 /// name's hash. The same list always gives the same spellings.
 pub fn engine_names<'a>(
@@ -192,9 +193,8 @@ mod tests {
                 let s = &got[name];
                 let full = engine(server, s);
                 assert!(full.len() <= MAX_ENGINE, "{full}");
-                assert!(full
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'));
+                let (_, part) = full.split_at(PREFIX.len() + server.len() + 2);
+                assert!(part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
                 assert_eq!(split_engine(&full), Some((server, s.as_str())));
                 seen.insert(s.clone());
             }

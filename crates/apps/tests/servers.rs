@@ -154,7 +154,7 @@ async fn everything_lists_calls_and_sees_a_scrubbed_environment() {
     .await;
     // It lists the one root Conch declared: the work folder.
     if standing(&apps, "everything.get-roots-list") == Some(Standing::On) {
-        let out = call(&apps, "mcp__everything__get-roots-list", json!({}), &w.work).await;
+        let out = call(&apps, "mcp__everything__get_roots_list", json!({}), &w.work).await;
         assert!(
             out.output.contains("work%20folder%20%C3%BC"),
             "{}",

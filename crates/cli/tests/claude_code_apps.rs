@@ -87,8 +87,8 @@ async fn claude_code_gets_the_apps_and_the_guard_holds_for_them() {
         "apps-run",
         vec![
             tool("mcp__everything__echo", json!({"message": "Grüße von Zoë"})),
-            tool("mcp__everything__get-sum", json!({"a": 1, "b": 2})),
-            tool("mcp__everything__toggle-simulated-logging", json!({})),
+            tool("mcp__everything__get_sum", json!({"a": 1, "b": 2})),
+            tool("mcp__everything__toggle_simulated_logging", json!({})),
         ],
     );
     // Full trust, nobody there: the write after reading waits for the owner.
@@ -106,7 +106,7 @@ async fn claude_code_gets_the_apps_and_the_guard_holds_for_them() {
     };
     let log = chat.log.events_after(0).unwrap();
     assert_eq!(
-        ask.tool, "mcp__everything__toggle-simulated-logging",
+        ask.tool, "mcp__everything__toggle_simulated_logging",
         "{log:#?}"
     );
     assert!(
@@ -150,10 +150,10 @@ async fn claude_code_gets_the_apps_and_the_guard_holds_for_them() {
         "{log:#?}"
     );
     // Off was refused: never offered, and refused if called anyway.
-    let sum = finished("mcp__everything__get-sum");
+    let sum = finished("mcp__everything__get_sum");
     assert!(!sum.is_empty() && sum.iter().all(|f| !f.ok), "{sum:?}");
     // The owner said no to the write: it didn't run.
-    let toggle = finished("mcp__everything__toggle-simulated-logging");
+    let toggle = finished("mcp__everything__toggle_simulated_logging");
     assert!(toggle.iter().all(|f| !f.ok), "{toggle:?}");
     // Claude Code was offered the apps' tools that are on, and not Off's.
     let offered: Vec<String> = model
@@ -167,7 +167,7 @@ async fn claude_code_gets_the_apps_and_the_guard_holds_for_them() {
         "{offered:?}"
     );
     assert!(
-        !offered.iter().any(|n| n == "mcp__everything__get-sum"),
+        !offered.iter().any(|n| n == "mcp__everything__get_sum"),
         "{offered:?}"
     );
     apps.shutdown().await;
