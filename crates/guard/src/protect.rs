@@ -206,8 +206,10 @@ impl Protected {
     }
 }
 
-/// Whether a command reaches for Conch's own powers: `conch keys …` or
-/// `conch skills sign|trust|forget|key`, read from the words the shell will
+/// Whether a command reaches for Conch's own powers: `conch keys …`,
+/// `conch skills sign|trust|forget|key` or `conch apps add|policy|remove|
+/// relay` (an app added, or a tool turned on, by the assistant would be
+/// its own permission), read from the words the shell will
 /// make (quotes, escapes, braces and patterns included), with Conch's
 /// global options anywhere (`conch skills --home X key`), however the binary
 /// is spelled (a path, `./conch`, a computed name, behind wrappers), and
@@ -271,6 +273,8 @@ fn conch_args_reach(args: &[Word]) -> bool {
     could(positional.first(), &["keys"])
         || (could(positional.first(), &["skills"])
             && could(positional.get(1), &["sign", "trust", "forget", "key"]))
+        || (could(positional.first(), &["apps"])
+            && could(positional.get(1), &["add", "policy", "remove", "relay"]))
 }
 
 #[cfg(test)]
@@ -315,6 +319,13 @@ mod tests {
             "\"$C\" keys list",
             "conch \"$(echo keys)\" create a",
             "n?hup conch keys create a",
+            // The owner's apps: adding one, or a choice, is the owner's.
+            "conch apps policy mail send follow",
+            "conch apps add evil -- node /tmp/x.js",
+            "conch --home h apps remove mail",
+            "co''nch apps policy mail '*' ask",
+            "conch apps relay mail --work .",
+            "cargo run -- apps policy mail send follow",
         ] {
             assert!(reaches_for_powers(yes), "{yes}");
         }
@@ -322,6 +333,8 @@ mod tests {
             "conch serve",
             "conch skills list",
             "conch skills scan .",
+            "conch apps list",
+            "conch apps list --json",
             "conch chat hello",
             "cargo run -- serve",
             "echo conch",

@@ -177,6 +177,6 @@ pub fn protected_path() -> String {
 
 pub fn protected_power(command: &str) -> String {
     format!(
-        "That command uses Conch's own powers (access keys, skill signing), which only the owner may use. Don't run it; hand them the command to run themselves:\n\n{command}"
+        "That command uses Conch's own powers (access keys, skill signing, the owner's apps and their choices), which only the owner may use. Don't run it; hand them the command to run themselves:\n\n{command}"
     )
 }
