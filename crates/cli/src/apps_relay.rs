@@ -29,6 +29,10 @@ pub struct RelayArgs {
     /// The chat's work folder: the app's roots, and where it starts.
     #[arg(long)]
     work: PathBuf,
+    /// The person's home folder: the engine that starts the relay gives it
+    /// a HOME of its own, and the box must hide the person's keys.
+    #[arg(long)]
+    person_home: Option<PathBuf>,
 }
 
 struct Relay {
@@ -114,9 +118,17 @@ pub fn run(home: &Home, args: RelayArgs) -> Result<(), Failure> {
         .worker_threads(2)
         .enable_all()
         .build()?;
+    let person = args
+        .person_home
+        .clone()
+        .or_else(|| std::env::var_os("HOME").map(PathBuf::from));
     runtime.block_on(async move {
-        let (seal, _) = crate::serve::pick_seal(home, &settings);
-        let mut config = crate::apps_cmd::config(&root, &settings, &work, seal, None);
+        let seal = relay_seal(home, &settings, person.as_deref());
+        let sealing_on = Arc::new(std::sync::atomic::AtomicBool::new(
+            settings.safety.sealed_commands,
+        ));
+        let mut config = crate::apps_cmd::config(&root, &settings, &work, seal, Some(sealing_on));
+        config.launch.home = person.clone();
         config.only = Some(args.name.clone());
         let apps = Apps::start(config);
         apps.settled(apps::conn::CONNECT_WITHIN).await;
@@ -133,4 +145,29 @@ pub fn run(home: &Home, args: RelayArgs) -> Result<(), Failure> {
         apps.shutdown().await;
         Ok(())
     })
+}
+
+/// The box for the app's server, hiding the person's keys (found from their
+/// home folder, not the engine's), where this computer can seal.
+fn relay_seal(
+    home: &Home,
+    settings: &Settings,
+    person: Option<&std::path::Path>,
+) -> Option<Arc<seal::Sealed>> {
+    let probed = seal::remembered(home.root());
+    if !matches!(probed.support, seal::Support::Ready) {
+        return None;
+    }
+    let person_str = person.map(|p| p.to_string_lossy().into_owned());
+    let protected = tools::protected::here_for(home.root(), person_str.as_deref());
+    seal::Sealed::new(home.root(), protected)
+        .map(|mut s| {
+            s.env_names = settings.seal_env.clone();
+            s.observe = probed.observes;
+            if let Some(p) = person {
+                s.person_home = Some(p.to_path_buf());
+            }
+            Arc::new(s)
+        })
+        .ok()
 }

@@ -205,7 +205,7 @@ fn limits(set: conversations::settings::GatewayLimits) -> gateway::Limits {
 
 /// Sealing for commands, when it's on and this computer can; and the line
 /// that says how commands will run.
-pub(crate) fn pick_seal(home: &Home, settings: &Settings) -> (Option<Arc<seal::Sealed>>, String) {
+fn pick_seal(home: &Home, settings: &Settings) -> (Option<Arc<seal::Sealed>>, String) {
     // The box is made whenever this computer can, so turning Seal commands
     // back on in Settings counts at once.
     let off = !settings.safety.sealed_commands;

@@ -172,3 +172,84 @@ async fn claude_code_gets_the_apps_and_the_guard_holds_for_them() {
     );
     apps.shutdown().await;
 }
+
+/// The relay Claude Code starts runs with Claude Code's own HOME; the box
+/// its app runs in must still hide the person's keys, found from the
+/// person's home folder (a greedy server reaching for one gets nothing).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_relays_box_hides_the_persons_keys() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let person = root.join("person");
+    std::fs::create_dir_all(person.join(".ssh")).unwrap();
+    let key = person.join(".ssh/id_ed25519");
+    std::fs::write(&key, "canary-relay-key-19c").unwrap();
+    // This process is the gateway here: its HOME is the person's. (One
+    // test a process under nextest, so nothing else reads it meanwhile.)
+    std::env::set_var("HOME", &person);
+    let work = root.join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    let home = Home::open(&root.join("home")).unwrap();
+    let greedy = Path::new(env!("CARGO_MANIFEST_DIR")).join("../apps/tests/npm/greedy-server.mjs");
+    file::update(home.root(), |f| {
+        catalog::add(
+            f,
+            "greedy",
+            Reach::Stdio {
+                command: "node".into(),
+                args: vec![greedy.to_string_lossy().into_owned()],
+                env: vec![],
+            },
+            "2026-10-05T00:00:00.000Z",
+        )
+    })
+    .unwrap()
+    .0
+    .unwrap();
+    let apps = Apps::start(AppsConfig::new(home.root(), &work));
+    assert!(apps.settled(Duration::from_secs(120)).await);
+    let model = Model::start().await;
+    let engine = Arc::new(ClaudeCode::new(rig::config(home.root(), &model)));
+    let chats = Chats::new(
+        home.clone(),
+        engine,
+        Arc::new(apps::WithApps {
+            inner: Arc::new(NoTools),
+            apps: apps.clone(),
+        }),
+        ChatsConfig {
+            durability: Durability::Group,
+            default_work: work.clone(),
+            default_mode: Mode::Full,
+            policies: Default::default(),
+            guard: GuardConfig::usual(&home),
+            skills: None,
+            max_steps: None,
+        },
+    );
+    model.script(
+        "greedy-run",
+        vec![tool(
+            "mcp__greedy__read",
+            json!({"path": key.to_string_lossy()}),
+        )],
+    );
+    let chat = chats
+        .create(conversations::NewChat::default())
+        .await
+        .unwrap();
+    chat.post("greedy-run").await.unwrap();
+    let end = rig::until_within(&chat, 0, ended, Duration::from_secs(120)).await;
+    let log = chat.log.events_after(0).unwrap();
+    let read: Vec<&protocol::ToolFinished> = log
+        .iter()
+        .filter_map(|e| match &e.body {
+            Body::ToolFinished(f) => Some(f),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(read.len(), 1, "{end:?}\n{log:#?}");
+    assert!(!read[0].output.contains("canary"), "{log:#?}");
+    assert!(read[0].output.contains("failed"), "{log:#?}");
+    apps.shutdown().await;
+}

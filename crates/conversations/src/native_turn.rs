@@ -64,8 +64,8 @@ fn native_apps(chat: &Chat) -> Vec<engines::NativeApp> {
     chat.tools
         .native_apps()
         .into_iter()
-        .map(|name| engines::NativeApp {
-            args: vec![
+        .map(|name| {
+            let mut args = vec![
                 "--home".into(),
                 home.to_string_lossy().into_owned(),
                 "apps".into(),
@@ -73,8 +73,14 @@ fn native_apps(chat: &Chat) -> Vec<engines::NativeApp> {
                 name.clone(),
                 "--work".into(),
                 chat.work.to_string_lossy().into_owned(),
-            ],
-            name,
+            ];
+            // The engine runs the relay with a HOME of its own; the box
+            // hides the person's keys, found from theirs.
+            if let Some(person) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
+                args.push("--person-home".into());
+                args.push(person.to_string_lossy().into_owned());
+            }
+            engines::NativeApp { name, args }
         })
         .collect()
 }
