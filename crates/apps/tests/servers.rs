@@ -353,7 +353,7 @@ async fn over_http_a_late_tool_is_seen_and_a_rug_pull_turns_the_tool_off() {
     assert!(out.ok && out.output.contains("Zoë"), "{}", out.output);
 
     // The rug-pull: the server says something else about `search`.
-    let client = reqwest::Client::new();
+    let client = reqwest::Client::builder().no_proxy().build().unwrap();
     let rug = client
         .post(format!("http://127.0.0.1:{}/control/rug", notes.port))
         .send()
