@@ -216,6 +216,8 @@ test("pinned as an app: Apps in the sidebar, /apps/:id from the cache, Refresh a
     await send(page, "make me a table");
     await idle(page);
     await page.getByRole("link", { name: "Activity" }).click();
+    // Activity is loaded when first shown: ⌘K once it has drawn.
+    await page.getByRole("heading", { name: "Activity" }).waitFor();
     await page.keyboard.press("Control+k");
     await page.getByLabel("Find chats, skills and commands").fill("weekly");
     assert.match(await page.locator(".palette li.at").innerText(), /Weekly numbers\s+Chart, pinned/);

@@ -220,7 +220,7 @@ export interface Repair {
 
 /** One key Conch keeps (`GET /api/passwords`): never its value. */
 export interface KeptKey {
-  kind: "provider" | "app" | "accessKey" | "signingKey" | "deviceKey";
+  kind: "provider" | "app" | "chatApp" | "accessKey" | "signingKey" | "deviceKey";
   name: string;
   fingerprint?: string;
   field?: string;

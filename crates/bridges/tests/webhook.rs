@@ -93,6 +93,12 @@ async fn pushed_updates_are_handled_in_order_once_each_and_only_with_the_secret(
     // The first message is pushed twice (an answer Telegram didn't get).
     api.repeat_next_push();
     api.direct(ADA, "Ada", None, "один");
+    // The second is sent once the first is answered: two messages that
+    // arrive before a turn starts are answered by one turn.
+    api.until("the first reply", |a| {
+        a.said_in(ADA).iter().any(|m| m.text == "first reply")
+    })
+    .await;
     api.direct(ADA, "Ada", None, "deux");
     api.until("both replies", |a| {
         a.said_in(ADA)

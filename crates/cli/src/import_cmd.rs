@@ -22,7 +22,6 @@ use clap::Args;
 use conversations::secrets::ProviderSecret;
 use conversations::{Home, Secrets, Settings};
 use engines::providers::{ProviderKind, ProviderSettings};
-use serde_json::{json, Value};
 use skills::{Catalog, Source};
 
 use crate::Failure;
@@ -34,8 +33,6 @@ pub struct ImportArgs {
     /// The app's folder (default: ~/.openclaw or ~/.hermes).
     dir: Option<PathBuf>,
 }
-
-pub const APPS_FILE: &str = "apps.json";
 
 /// What the report says, a line each.
 #[derive(Default)]
@@ -226,80 +223,89 @@ fn providers_over(root: &Path, found: &Found, report: &mut Report) -> Result<(),
     Ok(())
 }
 
-fn read_json(path: &Path) -> Result<Value, Failure> {
-    match std::fs::read(path) {
-        Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
-            Failure(format!(
-                "{} can't be read ({e}), so nothing more was imported. Move it aside and run the import again.",
-                path.display()
-            ))
-        }),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(json!({ "apps": [] })),
-        Err(e) => Err(Failure(format!("{} can't be read: {e}.", path.display()))),
-    }
-}
-
 fn servers_over(root: &Path, app: App, found: &Found, report: &mut Report) -> Result<(), Failure> {
     if found.servers.is_empty() {
         return Ok(());
     }
-    let path = root.join(APPS_FILE);
-    let mut file = read_json(&path)?;
-    let Some(apps) = file.get_mut("apps").and_then(Value::as_array_mut) else {
-        return Err(Failure(format!(
-            "{} has no list of apps, so no MCP server was imported. Move it aside and run the import again.",
-            path.display()
-        )));
-    };
     let settings = Settings::load(root)?;
     let vault = settings.vault(root);
     let mut secrets = Secrets::load(&vault)?;
-    let mut any = false;
-    for s in &found.servers {
-        if apps
-            .iter()
-            .any(|a| a.get("name").and_then(Value::as_str) == Some(&s.name))
-        {
-            continue;
+    let now = protocol::format_rfc3339(std::time::SystemTime::now());
+    let mut came = Vec::new();
+    let (outcome, _) = apps::file::update(root, |file| {
+        for s in &found.servers {
+            if file.servers.contains_key(&s.name) {
+                continue;
+            }
+            let reach = match (&s.url, &s.command) {
+                (Some(url), _) => apps::Reach::Http {
+                    url: url.clone(),
+                    headers: s.headers.keys().cloned().collect(),
+                },
+                (None, Some(command)) => apps::Reach::Stdio {
+                    command: command.clone(),
+                    args: s.args.clone(),
+                    env: s.env.keys().cloned().collect(),
+                },
+                (None, None) => {
+                    report.left.push(format!(
+                        "The MCP server \"{}\": it names neither a program nor an address.",
+                        s.name
+                    ));
+                    continue;
+                }
+            };
+            if let Err(e) = apps::catalog::add(file, &s.name, reach, &now) {
+                report
+                    .left
+                    .push(format!("The MCP server \"{}\": {e}", s.name));
+                continue;
+            }
+            if let Some(server) = file.servers.get_mut(&s.name) {
+                // Every tool starts at Ask, whatever the mode.
+                server.new_tools = Some(apps::Choice::Ask);
+            }
+            if !s.env.is_empty() || !s.headers.is_empty() {
+                secrets.apps.insert(
+                    s.name.clone(),
+                    conversations::AppSecret {
+                        env: s
+                            .env
+                            .iter()
+                            .map(|(k, v)| (k.clone(), v.as_str().to_owned()))
+                            .collect(),
+                        headers: s
+                            .headers
+                            .iter()
+                            .map(|(k, v)| (k.clone(), v.as_str().to_owned()))
+                            .collect(),
+                    },
+                );
+            }
+            came.push(s);
         }
-        let mut sealed = std::collections::BTreeMap::new();
-        for (k, v) in s.env.iter().chain(s.headers.iter()) {
-            sealed.insert(k.clone(), v.as_str().to_owned());
-        }
-        if !sealed.is_empty() {
-            secrets.apps.insert(s.name.clone(), sealed);
-        }
-        apps.push(json!({
-            "name": s.name,
-            "from": app.id(),
-            "command": s.command,
-            "args": s.args,
-            "url": s.url,
-            "env": s.env.keys().collect::<Vec<_>>(),
-            "headers": s.headers.keys().collect::<Vec<_>>(),
-            // Every tool starts at Ask, whatever the mode.
-            "tools": "ask",
-        }));
+    })
+    .map_err(|e| Failure(e.to_string()))?;
+    let () = outcome;
+    if came.is_empty() {
+        return Ok(());
+    }
+    secrets.save(&vault)?;
+    for s in came {
         let secret_words = if s.env.is_empty() && s.headers.is_empty() {
             String::new()
         } else {
             ", its tokens locked with this computer's own key".to_owned()
         };
         report.came.push(format!(
-            "The MCP server \"{}\" as an app ({}), every tool set to Ask{secret_words}.",
+            "The MCP server \"{}\" from {} as an app ({}), every tool set to Ask{secret_words}.",
             s.name,
+            app.name(),
             s.url
                 .clone()
                 .or_else(|| s.command.clone())
                 .unwrap_or_default()
         ));
-        any = true;
-    }
-    if any {
-        secrets.save(&vault)?;
-        let text = serde_json::to_vec_pretty(&file).map_err(|e| Failure(e.to_string()))?;
-        vault::write_atomic(&path, &text)
-            .map_err(|e| Failure(format!("{} can't be written: {e}.", path.display())))?;
     }
     Ok(())
 }

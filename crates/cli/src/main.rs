@@ -1,6 +1,9 @@
 //! `conch`: the one binary.
 
 mod activity;
+mod apps_cmd;
+mod apps_page;
+mod apps_relay;
 mod backup_cmd;
 mod bridges_cmd;
 mod chat;
@@ -76,6 +79,11 @@ enum Command {
         #[command(subcommand)]
         command: seal_cmd::SealCommand,
     },
+    /// The owner's apps (MCP servers): add, list, choose per tool, remove.
+    Apps {
+        #[command(subcommand)]
+        command: apps_cmd::AppsCommand,
+    },
     /// Check Conch's folder; --repair fixes what it can.
     Doctor(doctor::DoctorArgs),
     /// What the assistant did, newest first.
@@ -140,6 +148,7 @@ fn main() -> ExitCode {
             Command::Replay(_) => Ok(()),
             Command::Seal { command } => seal_cmd::run(&home, command),
             Command::Skills { command } => skills_cmd::run(&home, command),
+            Command::Apps { command } => apps_cmd::run(&home, command),
             Command::Doctor(args) => doctor::run(&home, args),
             Command::Activity(args) => activity::run(&home, args),
             Command::Backup { command } => backup_cmd::run(&home, command),

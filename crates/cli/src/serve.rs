@@ -92,6 +92,7 @@ async fn serve(
         project: Some(default_work.clone()),
         ..skills::Catalog::new(home.root())
     });
+    let apps_seal = seal.clone();
     let tools = Tools::new(ToolsConfig {
         seal,
         skills: Some(catalog.clone()),
@@ -103,10 +104,23 @@ async fn serve(
         },
         ..ToolsConfig::default()
     });
+    // The owner's apps connect in the background: start-up doesn't wait
+    // for them, and their tools are offered once each has listed them.
+    let apps = apps::Apps::start(crate::apps_cmd::config(
+        home.root(),
+        &settings,
+        &default_work,
+        apps_seal,
+        Some(switches.sealing()),
+    ));
+    let toolbox: Arc<dyn tools::ToolBox> = Arc::new(apps::WithApps {
+        inner: Arc::new(tools),
+        apps: apps.clone(),
+    });
     let chats = Chats::new(
         home.clone(),
         engine,
-        Arc::new(tools),
+        toolbox,
         ChatsConfig {
             durability: Durability::Group,
             default_work,
@@ -148,7 +162,8 @@ async fn serve(
     ));
     let mut state = AppState::new(chats, AllowedHosts::new(names))
         .listening_on(addr)
-        .with_limits(limits);
+        .with_limits(limits)
+        .with_apps(Arc::new(crate::apps_page::Page(apps)));
     if let Some((app, relay)) = started.hook.clone() {
         state = state.with_hook(&app, relay);
     }

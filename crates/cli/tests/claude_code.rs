@@ -297,6 +297,7 @@ async fn the_approved_input_is_what_runs_in(mode: Mode) {
                 tight: false,
                 hidden: Vec::new(),
                 sealing: false,
+                apps: Vec::new(),
             },
             gate.clone(),
             stop,

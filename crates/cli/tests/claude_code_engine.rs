@@ -49,6 +49,7 @@ fn native_turn(chat: &str, work: &std::path::Path, prompt: &str, mode: Mode) -> 
         tight: false,
         hidden: Vec::new(),
         sealing: false,
+        apps: Vec::new(),
     }
 }
 

@@ -108,12 +108,10 @@ fn provider<'a>(settings: &'a Value, name: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no provider {name}: {settings}"))
 }
 
+/// An app in apps.json as Conch's apps read it (`servers` by name).
 fn app<'a>(apps: &'a Value, name: &str) -> &'a Value {
-    apps["apps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|a| a["name"] == name)
+    apps["servers"]
+        .get(name)
         .unwrap_or_else(|| panic!("no app {name}: {apps}"))
 }
 
@@ -180,18 +178,23 @@ fn openclaw_moves_in_and_its_malicious_skill_stays_off() {
     let apps = json(&home.join("apps.json"));
     let github = app(&apps, "github");
     assert_eq!(github["command"], "npx");
-    assert_eq!(github["tools"], "ask");
+    assert_eq!(github["transport"], "stdio");
+    assert_eq!(github["newTools"], "ask");
     assert_eq!(
         github["env"],
         serde_json::json!(["GITHUB_PERSONAL_ACCESS_TOKEN"])
     );
     assert_eq!(app(&apps, "docs")["url"], "https://mcp.docs.example/mcp");
+    assert_eq!(app(&apps, "docs")["newTools"], "ask");
+    // What Conch's apps make of the file: both there, nothing refused.
+    let file = apps::file::load(&home).unwrap();
+    assert_eq!(file.servers.len(), 2);
     assert_eq!(
-        keys["apps"]["github"]["GITHUB_PERSONAL_ACCESS_TOKEN"],
+        keys["apps"]["github"]["env"]["GITHUB_PERSONAL_ACCESS_TOKEN"],
         "ghp_openclawFixture0000000000000000000"
     );
     assert_eq!(
-        keys["apps"]["docs"]["Authorization"],
+        keys["apps"]["docs"]["headers"]["Authorization"],
         "Bearer docs-fixture-token-77"
     );
     nowhere_in_the_clear(
@@ -268,8 +271,8 @@ fn openclaw_moves_in_and_its_malicious_skill_stays_off() {
     assert!(again.contains("Nothing new came over."), "{again}");
     assert_eq!(memories(&home).len(), held.len());
     assert_eq!(
-        json(&home.join("apps.json"))["apps"]
-            .as_array()
+        json(&home.join("apps.json"))["servers"]
+            .as_object()
             .unwrap()
             .len(),
         2
@@ -320,9 +323,9 @@ fn hermes_moves_in_and_its_malicious_skill_stays_off() {
 
     let apps = json(&home.join("apps.json"));
     assert_eq!(app(&apps, "filesystem")["args"][2], "/home/ada/notes");
-    assert_eq!(app(&apps, "notion")["tools"], "ask");
+    assert_eq!(app(&apps, "notion")["newTools"], "ask");
     assert_eq!(
-        keys["apps"]["notion"]["Authorization"],
+        keys["apps"]["notion"]["headers"]["Authorization"],
         "Bearer ntn_hermes_fixture_2f9e"
     );
     nowhere_in_the_clear(

@@ -151,7 +151,7 @@ impl Chat {
             check_after_reading: self.switches.check_after_reading(),
             // Read at every call: a tool turned off while a review was
             // pending is off when the call would run.
-            policies: self.switches.policies(),
+            policies: with_apps(self.switches.policies(), self.tools.app_policies()),
             ..(*self.policies).clone()
         }
     }
@@ -376,4 +376,22 @@ impl Chat {
             }
         }
     }
+}
+
+/// The owner's tool policies with their apps' (read from Apps at each
+/// call): a tool refused by either is refused; otherwise the apps' choice
+/// counts unless it only follows the mode.
+fn with_apps(
+    mut policies: std::collections::BTreeMap<String, guard::Policy>,
+    apps: std::collections::BTreeMap<String, guard::Policy>,
+) -> std::collections::BTreeMap<String, guard::Policy> {
+    for (tool, app) in apps {
+        let merged = match policies.get(&tool).copied() {
+            Some(own) if own.refuses_all() => own,
+            Some(own) if app == guard::Policy::Mode => own,
+            _ => app,
+        };
+        policies.insert(tool, merged);
+    }
+    policies
 }

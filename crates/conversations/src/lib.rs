@@ -41,7 +41,7 @@ pub use error::ChatError;
 pub use home::{Home, HomeError};
 pub use log::{ChatLog, Committed, Durability, Live, LogError, OpenReport};
 pub use memories::{Memories, MemoryError};
-pub use secrets::{Secrets, SecretsError};
+pub use secrets::{AppSecret, Secrets, SecretsError};
 pub use settings::{AutoReview, BackupSchedule, Every, Safety, Settings, SettingsError};
 pub use tools::{NoTools, ToolBox, ToolCall};
 pub use transcript::MEMORIES_HEADING;

@@ -29,6 +29,62 @@ struct Seen {
     refused: std::collections::HashSet<String>,
 }
 
+/// A native tool call as the action it would take. An app's tool
+/// (`mcp__server__tool`) goes by the owner's apps: its one name, and
+/// whether it only reads as the apps say it (never as the call says).
+fn native_action(
+    chat: &Chat,
+    tool: &str,
+    input: &serde_json::Value,
+    sealed: bool,
+) -> Result<Action, String> {
+    let action = tools::native::classify(tool, input, &chat.work, sealed)?;
+    Ok(match action {
+        Action::Integration { tool: name, .. } => match chat.tools.app_tool(tool) {
+            Some(app) => Action::Integration {
+                tool: app.qualified,
+                read_only: app.read_only,
+            },
+            None => Action::Integration {
+                tool: name,
+                read_only: false,
+            },
+        },
+        other => other,
+    })
+}
+
+/// The owner's apps for a native engine: each one Conch relays to, for
+/// this chat's work folder (`conch --home HOME apps relay NAME --work
+/// DIR`).
+fn native_apps(chat: &Chat) -> Vec<engines::NativeApp> {
+    let Some(home) = chat.chats.upgrade().map(|c| c.home().root().to_path_buf()) else {
+        return Vec::new();
+    };
+    chat.tools
+        .native_apps()
+        .into_iter()
+        .map(|name| {
+            let mut args = vec![
+                "--home".into(),
+                home.to_string_lossy().into_owned(),
+                "apps".into(),
+                "relay".into(),
+                name.clone(),
+                "--work".into(),
+                chat.work.to_string_lossy().into_owned(),
+            ];
+            // The engine runs the relay with a HOME of its own; the box
+            // hides the person's keys, found from theirs.
+            if let Some(person) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
+                args.push("--person-home".into());
+                args.push(person.to_string_lossy().into_owned());
+            }
+            engines::NativeApp { name, args }
+        })
+        .collect()
+}
+
 struct ChatGate {
     chat: Arc<Chat>,
     turn: u64,
@@ -44,7 +100,7 @@ struct ChatGate {
 
 impl ChatGate {
     fn classify(&self, call: &NativeCall) -> Result<Action, String> {
-        tools::native::classify(&call.tool, &call.input, &self.chat.work, self.sealed)
+        native_action(&self.chat, &call.tool, &call.input, self.sealed)
     }
 
     /// Logs `tool.called` once per call, and again when the input it will
@@ -205,10 +261,9 @@ impl ChatGate {
             };
         }
         let tc = Self::tool_call(&call);
-        let work = self.chat.work.clone();
+        let chat = self.chat.clone();
         let sealed = self.sealed;
-        let classify =
-            move |c: &ToolCall| tools::native::classify(&c.name, &c.input, &work, sealed);
+        let classify = move |c: &ToolCall| native_action(&chat, &c.name, &c.input, sealed);
         let outcome = drive(
             &self.chat,
             self.turn,
@@ -302,6 +357,7 @@ pub(crate) async fn run(
         tight,
         hidden,
         sealing,
+        apps: native_apps(chat),
     };
     let gate = Arc::new(ChatGate {
         chat: chat.clone(),

@@ -15,10 +15,10 @@ pub struct Secrets {
     /// Provider name → its key.
     #[serde(default)]
     pub providers: BTreeMap<String, ProviderSecret>,
-    /// App (MCP server) name → its environment's and headers' secret
-    /// values, by variable or header name (apps.json names them only).
+    /// App name → the values of the variables and headers its entry in
+    /// apps.json names.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub apps: BTreeMap<String, BTreeMap<String, String>>,
+    pub apps: BTreeMap<String, AppSecret>,
     /// The passphrase scheduled backups are locked with (Settings →
     /// Backups), so they carry the keys.
     #[serde(
@@ -30,6 +30,15 @@ pub struct Secrets {
     /// Chat app name (`telegram`) → its bot's token.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub bridges: BTreeMap<String, BridgeSecret>,
+}
+
+/// An app's secrets: what its server is started with, or sent.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct AppSecret {
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub env: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub headers: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -18,5 +18,7 @@ mod scripted;
 
 pub use engine::{BoxFuture, Chunk, Engine, EngineError, Item, StepRequest, ToolSpec};
 pub use mock::{mock_reply, mock_step, MockEngine, MockStep};
-pub use native::{Gate, NativeCall, NativeEngine, NativeEvent, NativeTurn, Quick, Verdict};
+pub use native::{
+    Gate, NativeApp, NativeCall, NativeEngine, NativeEvent, NativeTurn, Quick, Verdict,
+};
 pub use scripted::{ScriptStep, ScriptedEngine, ScriptedReview};

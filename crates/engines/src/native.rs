@@ -109,6 +109,19 @@ pub struct NativeTurn {
     /// Whether commands may run sealed on this computer (the engine's own
     /// sandbox is asked for when they may).
     pub sealing: bool,
+    /// The owner's apps offered to the engine as MCP servers.
+    pub apps: Vec<NativeApp>,
+}
+
+/// One of the owner's apps as a native engine gets it: an MCP server that
+/// is Conch's own binary (the engine's `hook` program) run with `args`,
+/// relaying to the app as Conch runs it (its environment scrubbed, sealed
+/// where commands are, its tools' pins and choices). The engine names its
+/// tools `mcp__NAME__TOOL`, and its calls pass the hook like any.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NativeApp {
+    pub name: String,
+    pub args: Vec<String>,
 }
 
 pub trait NativeEngine: Send + Sync {

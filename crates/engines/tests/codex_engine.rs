@@ -101,6 +101,7 @@ fn turn(w: &World, prompt: &str) -> NativeTurn {
         tight: false,
         hidden: Vec::new(),
         sealing: true,
+        apps: Vec::new(),
     }
 }
 
@@ -295,6 +296,7 @@ async fn a_home_under_tmp_is_refused_with_a_sentence() {
         tight: false,
         hidden: Vec::new(),
         sealing: true,
+        apps: Vec::new(),
     };
     let err = engine
         .turn(t, recorder(|_| Quick::Allow), rx)

@@ -19,6 +19,7 @@ use tower_http::timeout::TimeoutLayer;
 
 pub use checks::AllowedHosts;
 pub use error::ApiError;
+pub use routes::apps::{AppsPage, Refused};
 pub use serve::{serve, Limits};
 pub use state::AppState;
 
@@ -137,6 +138,8 @@ pub fn router(state: AppState) -> Router {
             "/api/artifacts/{id}/versions/{n}/download",
             get(routes::artifacts::download),
         )
+        .route("/api/apps", get(routes::apps::list))
+        .route("/api/apps/{app}/tools/{tool}", post(routes::apps::choose))
         .route("/api/skills", get(routes::skills::list))
         .route("/api/skills/{id}", get(routes::skills::show))
         .route("/api/skills/{id}/enable", post(routes::skills::enable))

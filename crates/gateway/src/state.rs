@@ -20,6 +20,8 @@ pub struct Inner {
     pub limits: crate::serve::Limits,
     /// Chat apps that push their updates (webhooks), by app name.
     pub hooks: std::collections::BTreeMap<String, Arc<bridges::Relay>>,
+    /// The owner's apps, for the Apps page (None: not set up).
+    pub apps: Option<Arc<dyn crate::routes::apps::AppsPage>>,
 }
 
 impl AppState {
@@ -33,6 +35,7 @@ impl AppState {
             listening: None,
             limits: crate::serve::Limits::default(),
             hooks: Default::default(),
+            apps: None,
         }))
     }
 
@@ -50,6 +53,11 @@ impl AppState {
             }
             Err(shared) => AppState(shared),
         }
+    }
+
+    /// Serves the Apps page from these apps.
+    pub fn with_apps(self, apps: Arc<dyn crate::routes::apps::AppsPage>) -> AppState {
+        self.change(|inner| inner.apps = Some(apps))
     }
 
     /// Says where the gateway listens (the checkup reports it).

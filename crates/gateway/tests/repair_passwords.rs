@@ -123,7 +123,7 @@ async fn passwords_lists_every_key_by_fingerprint_never_its_value() {
     .unwrap();
     std::fs::write(
         root.join("secrets.json"),
-        format!(r#"{{"providers":{{"local":{{"key":"{KEY}"}}}},"apps":{{"github":{{"GITHUB_TOKEN":"ghp_pw_test_0000"}}}}}}"#),
+        format!(r#"{{"providers":{{"local":{{"key":"{KEY}"}}}},"apps":{{"github":{{"env":{{"GITHUB_TOKEN":"ghp_pw_test_0000"}}}}}},"bridges":{{"telegram":{{"token":"123456:tg_pw_test_token"}}}}}}"#),
     )
     .unwrap();
     let (_, access) = gateway::auth::keys::create(&root, "ci").unwrap();
@@ -131,7 +131,12 @@ async fn passwords_lists_every_key_by_fingerprint_never_its_value() {
     let res = s.get("/api/passwords").await;
     assert_eq!(res.status(), StatusCode::OK);
     let text = res.text().await.unwrap();
-    for secret in [KEY, "ghp_pw_test_0000", access.as_str()] {
+    for secret in [
+        KEY,
+        "ghp_pw_test_0000",
+        "123456:tg_pw_test_token",
+        access.as_str(),
+    ] {
         assert!(!text.contains(secret), "a value is shown: {text}");
     }
     let listed: Value = serde_json::from_str(&text).unwrap();
@@ -147,6 +152,12 @@ async fn passwords_lists_every_key_by_fingerprint_never_its_value() {
     let before = provider["fingerprint"].as_str().unwrap().to_owned();
     assert!(before.starts_with("SHA256:"), "{provider}");
     assert_eq!(kind("app")[0]["field"], "GITHUB_TOKEN");
+    // The Telegram bot's token, by fingerprint too.
+    assert_eq!(kind("chatApp")[0]["name"], "telegram");
+    assert!(kind("chatApp")[0]["fingerprint"]
+        .as_str()
+        .unwrap()
+        .starts_with("SHA256:"));
     assert_eq!(kind("accessKey")[0]["name"], "ci");
     assert!(
         kind("deviceKey")[0]["says"]

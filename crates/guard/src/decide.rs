@@ -46,6 +46,31 @@ impl Settings {
     fn policy(&self, tool: &str) -> Policy {
         self.policies.get(tool).copied().unwrap_or_default()
     }
+
+    /// The policy a call is judged under. An app's tool goes by its one
+    /// name (`mail.send`) whatever an engine calls it (`mcp__mail__send`);
+    /// a policy set under the engine's name still refuses it.
+    fn policy_of(&self, call: &Call<'_>) -> Policy {
+        let name = name_of(call);
+        let own = self.policy(name);
+        if name == call.tool || own.refuses_all() {
+            return own;
+        }
+        match self.policy(call.tool) {
+            p if p.refuses_all() => p,
+            p if own == Policy::Mode => p,
+            _ => own,
+        }
+    }
+}
+
+/// What a call's policy, "always" answers and words go by: an app's tool's
+/// one name (`server.tool`), else the tool's own.
+fn name_of<'a>(call: &Call<'a>) -> &'a str {
+    match call.action {
+        Action::Integration { tool, .. } => tool,
+        _ => call.tool,
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -153,12 +178,18 @@ fn full_trust_skips(mode: Mode, chat: &ChatView) -> bool {
 }
 
 pub fn decide(call: Call<'_>, chat: &ChatView, settings: &Settings) -> Decision {
-    let tool = call.tool;
-    let policy = settings.policy(tool);
+    let tool = name_of(&call);
+    let policy = settings.policy_of(&call);
     if policy == Policy::Off {
         return Decision::Deny {
             why: vec![Rule::PolicyOff],
             sentence: words::turned_off(tool),
+        };
+    }
+    if policy == Policy::Changed {
+        return Decision::Deny {
+            why: vec![Rule::PolicyChanged],
+            sentence: words::changed(tool),
         };
     }
     // A command is read once, as the shell will read it, for every check.

@@ -13,4 +13,15 @@ pub enum Policy {
     ReadOnly,
     /// Refused in every mode.
     Off,
+    /// An app's tool whose description, input schema or annotations
+    /// changed since the owner turned it on: refused in every mode until
+    /// they look (a pin, like skill pins). Set by Apps, not by hand.
+    Changed,
+}
+
+impl Policy {
+    /// Refused whatever the call: Off, or Changed.
+    pub fn refuses_all(self) -> bool {
+        matches!(self, Policy::Off | Policy::Changed)
+    }
 }

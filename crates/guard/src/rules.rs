@@ -34,6 +34,9 @@ pub enum Rule {
     PolicyAsk,
     /// The owner turned this tool off.
     PolicyOff,
+    /// An app's tool changed (description, input schema, annotations)
+    /// since the owner turned it on: off until they look.
+    PolicyChanged,
     /// The owner set this tool to read-only, and this call doesn't only read.
     PolicyReadOnly,
     /// The call touches Conch's own folder, or where keys live.
@@ -72,6 +75,7 @@ impl Rule {
             Rule::BoxLeave => "box.leave",
             Rule::PolicyAsk => "policy.ask",
             Rule::PolicyOff => "policy.off",
+            Rule::PolicyChanged => "policy.changed",
             Rule::PolicyReadOnly => "policy.read-only",
             Rule::ProtectedPath => "protected.path",
             Rule::ProtectedPower => "protected.power",
@@ -82,7 +86,7 @@ impl Rule {
         }
     }
 
-    pub const ALL: [Rule; 21] = [
+    pub const ALL: [Rule; 22] = [
         Rule::AfterReadingForget,
         Rule::RunsLater,
         Rule::RunsLaterRoutine,
@@ -101,6 +105,7 @@ impl Rule {
         Rule::BoxLeave,
         Rule::PolicyAsk,
         Rule::PolicyOff,
+        Rule::PolicyChanged,
         Rule::PolicyReadOnly,
         Rule::ProtectedPath,
         Rule::ProtectedPower,

@@ -167,6 +167,12 @@ pub fn turned_off(tool: &str) -> String {
     )
 }
 
+pub fn changed(tool: &str) -> String {
+    format!(
+        "{tool} changed since the owner turned it on (what it says it does, or what it takes, is different now), so it's off until they look at it in Apps. Don't try another way; say what you'd need instead."
+    )
+}
+
 pub fn read_only(tool: &str) -> String {
     format!(
         "The owner set {tool} to read-only, so it can only read. Say what you'd need changed instead."
@@ -179,6 +185,6 @@ pub fn protected_path() -> String {
 
 pub fn protected_power(command: &str) -> String {
     format!(
-        "That command uses Conch's own powers (access keys, skill signing, routines, chat apps), which only the owner may use. Don't run it; hand them the command to run themselves:\n\n{command}"
+        "That command uses Conch's own powers (keys and sign-ins, providers, skills' trust, the owner's apps, routines, chat apps, memories, backups), which only the owner may use. Don't run it; hand them the command to run themselves:\n\n{command}"
     )
 }

@@ -28,7 +28,7 @@ pub use classify::page_url;
 pub use command::CommandConfig;
 pub use fetch::FetchConfig;
 pub use toolbox::{
-    no_such_tool, BoxFuture, Cancel, NoTools, Outcome, RunContext, ToolBox, ToolCall,
+    no_such_tool, AppTool, BoxFuture, Cancel, NoTools, Outcome, RunContext, ToolBox, ToolCall,
 };
 
 #[derive(Debug, Clone, Default)]

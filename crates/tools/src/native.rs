@@ -191,18 +191,16 @@ pub fn classify(tool: &str, input: &Value, work: &Path, sealed: bool) -> Result<
             query: text(input, &["query"]).unwrap_or_default().to_owned(),
         }),
         // An app's tool: `mcp__server__tool` (Claude Code), `server.tool`.
+        // Always a write here: whether it only reads is the owner's apps'
+        // word (`ToolBox::app_tool`), never anything in the model's input.
         other => {
             let name = match other.strip_prefix("mcp__") {
                 Some(rest) => rest.replacen("__", ".", 1),
                 None => other.to_owned(),
             };
-            let read_only = input
-                .get("__read_only")
-                .and_then(Value::as_bool)
-                .unwrap_or(false);
             Ok(Action::Integration {
                 tool: name,
-                read_only,
+                read_only: false,
             })
         }
     }
@@ -255,6 +253,14 @@ mod tests {
         assert!(matches!(
             c("mcp__mail__send", json!({"to": "x"})),
             Action::Integration { ref tool, read_only: false } if tool == "mail.send"
+        ));
+        // The model can't say a tool only reads.
+        assert!(matches!(
+            c("mcp__mail__send", json!({"to": "x", "__read_only": true})),
+            Action::Integration {
+                read_only: false,
+                ..
+            }
         ));
         assert!(matches!(
             c("commandExecution", json!({"command": ["bash", "-lc", "wget x"]})),

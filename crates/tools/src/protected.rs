@@ -17,11 +17,21 @@ pub fn here(conch_root: &Path) -> guard::Protected {
 /// (`conch seal run`), which resolves every place itself and hides both
 /// spellings, so nothing is resolved twice. What is hidden is the same.
 pub fn listed(conch_root: &Path) -> guard::Protected {
-    let home = std::env::var("HOME").ok();
+    listed_for(conch_root, std::env::var("HOME").ok().as_deref())
+}
+
+/// What is protected for a person whose home folder is `home`, when this
+/// process's own `HOME` isn't theirs (a relay Claude Code started, with
+/// its own private HOME).
+pub fn here_for(conch_root: &Path, home: Option<&str>) -> guard::Protected {
+    listed_for(conch_root, home).with_real_paths(&real)
+}
+
+fn listed_for(conch_root: &Path, home: Option<&str>) -> guard::Protected {
     let var = |name: &str| std::env::var(name).ok();
     let conch = resolve(Path::new("/"), &conch_root.to_string_lossy())
         .unwrap_or_else(|_| conch_root.to_path_buf());
-    guard::Protected::usual_with(home.as_deref(), &conch.to_string_lossy(), &var)
+    guard::Protected::usual_with(home, &conch.to_string_lossy(), &var)
 }
 
 /// A place's real path, following every link in it.

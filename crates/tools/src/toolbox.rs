@@ -100,6 +100,36 @@ pub trait ToolBox: Send + Sync {
         action: &'a Action,
         ctx: &'a RunContext,
     ) -> BoxFuture<'a, Outcome>;
+
+    /// The policy of each of the owner's apps' tools (`server.tool`), as
+    /// Apps says now: read at every decision, so a tool turned off, or one
+    /// whose description changed, is refused from the next call.
+    fn app_policies(&self) -> std::collections::BTreeMap<String, guard::Policy> {
+        std::collections::BTreeMap::new()
+    }
+
+    /// One of the owner's apps' tools, by any name it goes by (`server.tool`,
+    /// or an engine's `mcp__server__tool`). None: not an app's tool this
+    /// box knows.
+    fn app_tool(&self, _name: &str) -> Option<AppTool> {
+        None
+    }
+
+    /// The owner's apps a native engine gets as MCP servers (by name):
+    /// those connected now with a tool turned on.
+    fn native_apps(&self) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+/// An app's tool, as the guard needs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AppTool {
+    /// `server.tool`.
+    pub qualified: String,
+    /// Only reads: the server says so (`readOnlyHint: true`) and the owner
+    /// hasn't said it writes.
+    pub read_only: bool,
 }
 
 /// No tools at all.

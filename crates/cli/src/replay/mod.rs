@@ -6,6 +6,7 @@
 mod engine;
 mod integrations;
 mod pages;
+mod real_apps;
 mod scenario;
 
 use std::collections::HashMap;
@@ -51,7 +52,14 @@ pub fn run(keep: Option<&Path>, args: ReplayArgs) -> Result<(), Failure> {
         .enable_all()
         .build()
         .map_err(|e| Failure(format!("Conch couldn't start its runtime: {e}.")))?;
-    let report = runtime.block_on(drive(scenario, keep))?;
+    // A scenario's app arguments starting ./ or ../ are the scenario
+    // folder's, so a scenario runs from anywhere.
+    let base = args
+        .scenario
+        .parent()
+        .map_or_else(|| Path::new(".").to_path_buf(), Path::to_path_buf);
+    let base = base.canonicalize().unwrap_or(base);
+    let report = runtime.block_on(drive(scenario, keep, &base))?;
     if args.json {
         println!(
             "{}",
@@ -91,7 +99,7 @@ fn origin_of(scenario: &Scenario) -> Result<Origin, Failure> {
     })
 }
 
-async fn drive(scenario: Scenario, keep: Option<&Path>) -> Result<Value, Failure> {
+async fn drive(scenario: Scenario, keep: Option<&Path>, base: &Path) -> Result<Value, Failure> {
     let temp = tempfile::tempdir().map_err(|e| Failure(format!("No temporary folder: {e}.")))?;
     let home_dir = keep.map_or_else(|| temp.path().join("home"), Path::to_path_buf);
     let work = match &scenario.work {
@@ -130,6 +138,8 @@ async fn drive(scenario: Scenario, keep: Option<&Path>) -> Result<Value, Failure
     } else {
         None
     };
+    let real_apps =
+        real_apps::start(home.root(), &work, base, &scenario.apps, seal.clone()).await?;
     let toolbox = Arc::new(integrations::ReplayTools {
         inner: Tools::new(ToolsConfig {
             seal,
@@ -147,10 +157,17 @@ async fn drive(scenario: Scenario, keep: Option<&Path>) -> Result<Value, Failure
     let (engine, moves) = ReplayEngine::new();
     let reviews = engine.reviews.clone();
     let mode = parse_mode(&scenario.mode)?;
+    let offered: Arc<dyn tools::ToolBox> = match real_apps {
+        Some(apps) => Arc::new(apps::WithApps {
+            inner: toolbox.clone(),
+            apps,
+        }),
+        None => toolbox.clone(),
+    };
     let chats = Chats::new(
         home.clone(),
         Arc::new(engine),
-        toolbox.clone(),
+        offered,
         ChatsConfig {
             durability: Durability::Group,
             default_work: work.clone(),

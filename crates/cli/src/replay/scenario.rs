@@ -21,6 +21,11 @@ pub struct Scenario {
     pub pages: BTreeMap<String, String>,
     #[serde(default)]
     pub integrations: Vec<Integration>,
+    /// Real MCP servers, by app name, started for the scenario as the
+    /// owner's apps (docs/apps.md): their tools are offered as
+    /// `mcp__NAME__TOOL` and guarded like any app's.
+    #[serde(default)]
+    pub apps: BTreeMap<String, ScenarioApp>,
     /// Tool policies, as in settings.json `toolPolicies`.
     #[serde(default)]
     pub policies: BTreeMap<String, guard::Policy>,
@@ -103,6 +108,29 @@ pub struct ScenarioMemory {
     /// `kept` or `held`; absent, the check decides as it would have.
     #[serde(default)]
     pub state: Option<String>,
+}
+
+/// A real MCP server: a program (`command`, `args`, `env`) or an address
+/// (`url`, `headers`); and the owner's choices for its tools.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioApp {
+    #[serde(default)]
+    pub command: Option<String>,
+    #[serde(default)]
+    pub args: Vec<String>,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    #[serde(default)]
+    pub url: Option<String>,
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+    /// Tool → follow, ask, read-only or off (`*` for every tool).
+    #[serde(default)]
+    pub choices: BTreeMap<String, String>,
+    /// Tools the owner says write, whatever the server says.
+    #[serde(default)]
+    pub writes: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]

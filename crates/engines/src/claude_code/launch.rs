@@ -133,6 +133,8 @@ pub struct Turn<'a> {
     pub session: &'a str,
     /// The session has a transcript: continue it.
     pub resume: bool,
+    /// The MCP servers it gets (`--mcp-config FILE`): the owner's apps.
+    pub mcp: Option<&'a Path>,
 }
 
 pub fn arguments(t: &Turn<'_>) -> Vec<OsString> {
@@ -160,6 +162,10 @@ pub fn arguments(t: &Turn<'_>) -> Vec<OsString> {
     .collect();
     args.push("--settings".into());
     args.push(t.settings.into());
+    if let Some(mcp) = t.mcp {
+        args.push("--mcp-config".into());
+        args.push(mcp.into());
+    }
     if let Some(model) = t.model.filter(|m| !m.trim().is_empty()) {
         args.push("--model".into());
         args.push(model.into());
@@ -167,6 +173,25 @@ pub fn arguments(t: &Turn<'_>) -> Vec<OsString> {
     args.push(if t.resume { "--resume" } else { "--session-id" }.into());
     args.push(t.session.into());
     args
+}
+
+/// The `--mcp-config` file: each app as a stdio server that is Conch's
+/// own binary (`conch`) relaying to it.
+pub fn mcp_config(conch: &Path, apps: &[crate::NativeApp]) -> serde_json::Value {
+    let servers: serde_json::Map<String, serde_json::Value> = apps
+        .iter()
+        .map(|a| {
+            (
+                a.name.clone(),
+                serde_json::json!({
+                    "type": "stdio",
+                    "command": conch,
+                    "args": a.args,
+                }),
+            )
+        })
+        .collect();
+    serde_json::json!({ "mcpServers": servers })
 }
 
 /// The one-shot call Auto mode's reviewer makes: no tools, no session,
@@ -260,6 +285,7 @@ mod tests {
             model: Some("claude-sonnet-4-5"),
             session: "u-1",
             resume: true,
+            mcp: None,
         });
         let words: Vec<String> = args
             .iter()

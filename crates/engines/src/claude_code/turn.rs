@@ -106,6 +106,18 @@ pub(super) async fn run(
     )
     .map_err(EngineError::Unavailable)?;
 
+    let mcp = if turn.apps.is_empty() {
+        None
+    } else {
+        let file = SettingsFile(cfg.run.join(format!("claude-code-{key}-mcp.json")));
+        write_private(
+            &file.0,
+            &launch::mcp_config(&cfg.hook, &turn.apps).to_string(),
+        )
+        .map_err(EngineError::Unavailable)?;
+        Some(file)
+    };
+
     let mut extra = vec![
         (
             SOCKET_VAR.to_owned(),
@@ -124,6 +136,7 @@ pub(super) async fn run(
         model: cfg.provider.model.as_deref(),
         session: &session,
         resume,
+        mcp: mcp.as_ref().map(|f| f.0.as_path()),
     });
     let mut child = Command::new(&cfg.bin)
         .args(&args)

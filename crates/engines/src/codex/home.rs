@@ -102,6 +102,10 @@ pub struct Model<'a> {
     /// Empty: Codex's own (OpenAI, with the owner's Codex sign-in).
     pub base_url: &'a str,
     pub has_key: bool,
+    /// The owner's apps, as MCP servers that are Conch's own binary
+    /// (`conch`) relaying to each.
+    pub apps: &'a [crate::NativeApp],
+    pub conch: &'a Path,
 }
 
 impl ChatHome {
@@ -170,6 +174,20 @@ impl ChatHome {
             if m.has_key {
                 t.push_str(&format!("env_key = {}\n", toml_str(KEY_VAR)));
             }
+        }
+        for app in m.apps {
+            // Names are Conch's app names: lowercase letters, digits, dashes.
+            t.push_str(&format!("\n[mcp_servers.{}]\n", toml_str(&app.name)));
+            t.push_str(&format!(
+                "command = {}\n",
+                toml_str(&m.conch.to_string_lossy())
+            ));
+            let args: Vec<String> = app.args.iter().map(|a| toml_str(a)).collect();
+            t.push_str(&format!("args = [{}]\n", args.join(", ")));
+            // Conch's hook has judged every call before it runs (and asks
+            // the owner itself): Codex's own question would only be
+            // turned down.
+            t.push_str("default_tools_approval_mode = \"approve\"\n");
         }
         write_private(&self.dir.join("config.toml"), &t)
     }
@@ -245,6 +263,46 @@ pub fn hook_command(codex: &Path, socket: &Path, socat: Option<&Path>) -> String
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_apps_are_conch_relays_codex_doesnt_ask_about() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = ChatHome {
+            dir: dir.path().to_path_buf(),
+        };
+        let apps = [crate::NativeApp {
+            name: "my-notes".into(),
+            args: vec![
+                "--home".into(),
+                "/h/it's".into(),
+                "apps".into(),
+                "relay".into(),
+                "my-notes".into(),
+            ],
+        }];
+        home.write_config(&Model {
+            provider: "codex",
+            model: None,
+            base_url: "",
+            has_key: false,
+            apps: &apps,
+            conch: Path::new("/opt/conch"),
+        })
+        .unwrap();
+        let text = std::fs::read_to_string(dir.path().join("config.toml")).unwrap();
+        assert!(
+            text.contains("[mcp_servers.\"my-notes\"]\ncommand = \"/opt/conch\"\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("args = [\"--home\", \"/h/it's\", \"apps\", \"relay\", \"my-notes\"]"),
+            "{text}"
+        );
+        assert!(
+            text.contains("default_tools_approval_mode = \"approve\""),
+            "{text}"
+        );
+    }
 
     #[test]
     fn toml_strings_keep_quotes_and_newlines_in() {

@@ -65,6 +65,8 @@ pub struct CodexEngine {
     policy: Option<Policy>,
     /// The hook pipes through Codex's own proxy even where socat is.
     codex_pipe: bool,
+    /// Conch's own binary, which relays to the owner's apps.
+    conch: PathBuf,
     client: reqwest::Client,
 }
 
@@ -81,6 +83,7 @@ impl CodexEngine {
             root: home.join("engines").join("codex"),
             policy: None,
             codex_pipe: false,
+            conch: std::env::current_exe().unwrap_or_else(|_| PathBuf::from("conch")),
             client: crate::providers::client(),
         }
     }
@@ -89,6 +92,13 @@ impl CodexEngine {
     /// (a tight turn still keeps the sandbox).
     pub fn with_policy(mut self, policy: Policy) -> CodexEngine {
         self.policy = Some(policy);
+        self
+    }
+
+    /// The `conch` binary that relays to the owner's apps (this very
+    /// binary unless said).
+    pub fn with_conch(mut self, conch: &Path) -> CodexEngine {
+        self.conch = conch.to_path_buf();
         self
     }
 

@@ -117,12 +117,14 @@ impl Shared {
 }
 
 impl CodexEngine {
-    fn model_config(&self) -> Model<'_> {
+    fn model_config<'a>(&'a self, apps: &'a [crate::NativeApp]) -> Model<'a> {
         Model {
             provider: &self.name,
             model: self.model.as_deref(),
             base_url: &self.base_url,
             has_key: self.key.is_some(),
+            apps,
+            conch: &self.conch,
         }
     }
 }
@@ -164,7 +166,8 @@ pub async fn run(
         ))
     };
     home.prepare().map_err(io)?;
-    home.write_config(&engine.model_config()).map_err(io)?;
+    home.write_config(&engine.model_config(&turn.apps))
+        .map_err(io)?;
     if engine.base_url.is_empty() {
         home.link_sign_in();
     }

@@ -1,4 +1,5 @@
 pub mod activity;
+pub mod apps;
 pub mod artifacts;
 pub mod backups;
 pub mod bridges;

@@ -44,12 +44,18 @@ fn list(home: &std::path::Path) -> Result<Value, ApiError> {
             "inUse": settings.providers.iter().any(|p| &p.name == name),
         }));
     }
-    for (app, fields) in &secrets.apps {
-        for (field, value) in fields {
+    for (app, secret) in &secrets.apps {
+        for (field, value) in secret.env.iter().chain(&secret.headers) {
             keys.push(json!({
                 "kind": "app", "name": app, "field": field, "fingerprint": fingerprint(value),
             }));
         }
+    }
+    for (app, bridge) in &secrets.bridges {
+        keys.push(json!({
+            "kind": "chatApp", "name": app, "field": "bot token",
+            "fingerprint": fingerprint(&bridge.token),
+        }));
     }
     if let Ok(records) = crate::auth::keys::list(home) {
         for k in records {

@@ -1067,6 +1067,29 @@ fn the_table() {
             )
         },
         Row {
+            policy: Policy::Changed,
+            ..row(
+                "policy.changed: a changed app tool is refused in full trust",
+                F,
+                spec(),
+                int_read(),
+                Want::Deny(&["policy.changed"]),
+            )
+        },
+        Row {
+            policy: Policy::Changed,
+            ..row(
+                "policy.changed: always answers don't skip it",
+                A,
+                ChatSpec {
+                    always: vec!["bank.send_money", "read:bank.send_money"],
+                    ..spec()
+                },
+                int_write(),
+                Want::Deny(&["policy.changed"]),
+            )
+        },
+        Row {
             policy: Policy::Ask,
             ..row(
                 "policy.ask: asks in full trust",
@@ -1697,6 +1720,54 @@ fn artifacts_run_whatever_the_chat_has_read() {
                 assert_eq!(got, Decision::Allow, "{mode} {action:?}");
             }
         }
+    }
+}
+
+/// An app's tool is judged by its one name (`bank.send_money`) whatever an
+/// engine calls it: the policy, the "always" answers and the question go by
+/// it; a policy set under an engine's spelling still refuses it.
+#[test]
+fn an_app_tool_goes_by_its_one_name_whatever_an_engine_calls_it() {
+    let chat = fold(&spec());
+    for engine_name in ["mcp__bank__send_money", "bank.send_money", "send_money"] {
+        for policy in [Policy::Off, Policy::Changed, Policy::Ask, Policy::ReadOnly] {
+            let mut settings = Settings::new(Mode::Full);
+            settings.policies.insert("bank.send_money".into(), policy);
+            let got = decide(
+                Call {
+                    tool: engine_name,
+                    action: &int_write(),
+                },
+                &chat,
+                &settings,
+            );
+            match policy {
+                Policy::Ask => assert!(
+                    matches!(&got, Decision::Ask { always: Some(a), question, .. }
+                        if a == &vec!["bank.send_money".to_owned()] && question.contains("bank.send_money")),
+                    "{engine_name} {policy:?}: {got:?}"
+                ),
+                _ => assert!(
+                    matches!(got, Decision::Deny { .. }),
+                    "{engine_name} {policy:?}: {got:?}"
+                ),
+            }
+        }
+        // Under the engine's own spelling, Off still refuses.
+        let mut settings = Settings::new(Mode::Full);
+        settings.policies.insert(engine_name.into(), Policy::Off);
+        let got = decide(
+            Call {
+                tool: engine_name,
+                action: &int_write(),
+            },
+            &chat,
+            &settings,
+        );
+        assert!(
+            matches!(got, Decision::Deny { .. }),
+            "{engine_name}: {got:?}"
+        );
     }
 }
 

@@ -312,6 +312,11 @@ impl ActivityFold {
                     "read_file" | "list_files" | "search_files" | "use_skill"
                     | "artifact_create" | "artifact_update" => None,
                     tool if tool.contains('.') => Some((ActivityKind::App, format!("Used {tool}"))),
+                    // An app's tool as engines call it: `mcp__server__tool`.
+                    tool if tool.starts_with("mcp__") => tool
+                        .strip_prefix("mcp__")
+                        .and_then(|rest| rest.split_once("__"))
+                        .map(|(server, t)| (ActivityKind::App, format!("Used {server}.{t}"))),
                     _ => None,
                 };
                 let Some((kind, says)) = made else {
@@ -422,7 +427,7 @@ impl ActivityFold {
                     MarkSource::Page => format!("Read a page from {}", t.what),
                     MarkSource::Search => format!("Read search results ({})", t.what),
                     MarkSource::Download => format!("Downloaded from {}", t.what),
-                    MarkSource::Integration => format!("Read what {} returned", t.what),
+                    MarkSource::Integration => format!("Read {}", t.what),
                     MarkSource::Person => format!("Read words from {}", t.what),
                     MarkSource::Carried if t.what.starts_with("a memory") => {
                         format!("Used {}", t.what)

@@ -511,3 +511,40 @@ fn a_routines_run_and_an_answer_given_in_a_chat_app() {
         "{answered:?}"
     );
 }
+
+/// An app's tool as an engine calls it (`mcp__mail__search`) is listed by
+/// its one name, and what it returned as "Read mail.search".
+#[test]
+fn an_apps_tool_by_its_engine_name_and_what_it_returned() {
+    let mut fold = ActivityFold::default();
+    let mut says = Vec::new();
+    for e in [
+        called(1, "c1", "mcp__mail__search", json!({"q": "Zoë"})),
+        finished(2, "c1", true, "3 mails", None),
+        ev(
+            3,
+            Body::Taint(Taint {
+                source: MarkSource::Integration,
+                what: "mail.search".into(),
+                call: Some("c1".into()),
+                says: None,
+                from: None,
+            }),
+        ),
+        called(4, "c2", "mcp__mail__send-now", json!({})),
+    ] {
+        for change in fold.apply(&e) {
+            if let ActivityChange::New(r) = change {
+                says.push((r.kind, r.says));
+            }
+        }
+    }
+    assert_eq!(
+        says,
+        vec![
+            (ActivityKind::App, "Used mail.search".to_owned()),
+            (ActivityKind::Read, "Read mail.search".to_owned()),
+            (ActivityKind::App, "Used mail.send-now".to_owned()),
+        ]
+    );
+}
