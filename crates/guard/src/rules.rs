@@ -49,6 +49,16 @@ pub enum Rule {
     /// Marked: forgetting a memory asks (a page could be trying to erase
     /// what the owner told it).
     AfterReadingForget,
+    /// Marked: the first action on each site in the browser asks, even in
+    /// Full trust; a yes to Always allow covers that site for the rest of
+    /// the chat (its own key, `browser:<site>`).
+    AfterReadingBrowserSite,
+    /// Typing into a password field in the browser: asked in every mode,
+    /// each time, never remembered.
+    BrowserPassword,
+    /// Ask, Accept edits and Auto ask before a click that sends something
+    /// (Auto's reviewer first).
+    ModeAskBrowserSend,
 }
 
 impl Rule {
@@ -74,10 +84,16 @@ impl Rule {
             Rule::HoldOffList => "hold.off-list",
             Rule::RunsLater => "runs-later.file",
             Rule::AfterReadingForget => "after-reading.forget-memory",
+            Rule::AfterReadingBrowserSite => "after-reading.browser-site",
+            Rule::BrowserPassword => "browser.password",
+            Rule::ModeAskBrowserSend => "mode.ask-browser-send",
         }
     }
 
-    pub const ALL: [Rule; 20] = [
+    pub const ALL: [Rule; 23] = [
+        Rule::AfterReadingBrowserSite,
+        Rule::BrowserPassword,
+        Rule::ModeAskBrowserSend,
         Rule::AfterReadingForget,
         Rule::RunsLater,
         Rule::HoldOffList,
