@@ -1,5 +1,6 @@
 // The web UI's figures: the first page's size (gzip), time to interactive
-// on loopback, SSE latency from an event's append to its row on the page;
+// on loopback, Tab presses from a fresh page to sending a message, SSE
+// latency from an event's append to its row on the page;
 // and the panel's: its lazy parts' sizes, the time from an `artifact`
 // event to the panel showing that version (20 versions), and a 5,000-row
 // table's sort time and frame rate while it scrolls. Run after
@@ -25,8 +26,9 @@ for (const path of linked) {
   gz += gzipSync(bytes, { level: 9 }).length;
 }
 console.log(`first page: ${(raw / 1024).toFixed(1)} KB, ${(gz / 1024).toFixed(1)} KB gzip (${linked.length + 1} files)`);
-// What loads only when it's shown: none of it is linked from the first page.
-for (const file of readdirSync(join(dist, "assets")).filter((f) => /^(Panel|Chart|AppPage|mermaid-frame)-/.test(f)).sort()) {
+// What loads only when it's shown: every other file, none of it linked from
+// the first page.
+for (const file of readdirSync(join(dist, "assets")).filter((f) => !linked.some((l) => l.endsWith(f))).sort()) {
   if (linked.some((l) => l.endsWith(file))) throw new Error(`${file} is on the first page`);
   const bytes = readFileSync(join(dist, "assets", file));
   console.log(`  lazy ${file.replace(/-[A-Za-z0-9_-]{8}\.(js|css)$/, ".$1")}: ${(bytes.length / 1024).toFixed(1)} KB, ${(gzipSync(bytes, { level: 9 }).length / 1024).toFixed(1)} KB gzip`);
@@ -37,13 +39,45 @@ const b = await browser();
 try {
   const { page } = b;
   await signIn(page, conch.url);
-  await newChat(page);
+  // Tab presses on a first visit (no chat yet): to New chat, Enter, then to
+  // the message box.
+  const countTabs = async (label) => {
+    for (let n = 0; n <= 80; n++) {
+      const at = await page.evaluate(() => document.activeElement?.getAttribute("aria-label") || document.activeElement?.textContent?.trim() || "");
+      if (at === label) return n;
+      await page.keyboard.press("Tab");
+    }
+    return NaN;
+  };
+  await page.goto(conch.url + "/");
+  await page.getByRole("button", { name: "New chat" }).first().waitFor();
+  const toNew = await countTabs("New chat");
+  await page.keyboard.press("Enter");
+  await page.getByLabel("Message").waitFor();
+  await page.waitForTimeout(300);
+  const toMessage = await countTabs("Message");
+  console.log(`Tab presses on a first visit: ${toNew} to New chat, Enter, then ${toMessage} to the message box (${toNew + toMessage} in all)`);
   const chatUrl = page.url();
   await send(page, "hello");
   await idle(page);
 
   // 2. Time to interactive: a signed-in load of a chat until the composer
   // takes input and the transcript is drawn.
+  // What a chat page actually fetches when it opens (not only what
+  // index.html links): a lazy part fetched at once would show here.
+  const fetched = new Map();
+  const onResponse = (r) => {
+    const u = new URL(r.url());
+    if (u.pathname.startsWith("/assets/")) fetched.set(u.pathname, r.body().then((b) => b.length, () => 0));
+  };
+  page.on("response", onResponse);
+  await page.goto(chatUrl);
+  await page.locator(".reply").first().waitFor();
+  await page.waitForTimeout(500);
+  page.off("response", onResponse);
+  const fetchedBytes = (await Promise.all(fetched.values())).reduce((n, b) => n + b, 0);
+  console.log(`a chat page opening fetches ${fetched.size} assets, ${(fetchedBytes / 1024).toFixed(1)} KB (+ index.html): ${[...fetched.keys()].map((p) => p.replace(/^\/assets\//, "")).join(", ")}`);
+
   const loads = [];
   for (let i = 0; i < 10; i++) {
     const t = Date.now();
@@ -55,6 +89,16 @@ try {
     await page.getByLabel("Message").fill("");
   }
   console.log(`time to interactive (chat page, loopback): median ${median(loads)} ms over ${loads.length} loads`);
+
+  // 2b. Tab presses from a fresh page to sending a message: a signed-in
+  // load of the chat, focus on nothing, Tab until the message box has it
+  // (then typing and Enter send). And from a first visit with no chat
+  // open: Tab to New chat, Enter, then Tab to the message box if it
+  // doesn't have focus already.
+  await page.goto(chatUrl);
+  await page.locator(".reply").first().waitFor();
+  const tabsChat = await countTabs("Message");
+  console.log(`Tab presses from a fresh load of a chat to the message box: ${tabsChat} (then type, Enter sends)`);
 
   // 3. SSE latency: when each row appears, against the event's `at`.
   await page.evaluate(() => {

@@ -28,19 +28,24 @@ test("after reading a page, a command asks with the reason; Deny stops it; Alway
     const note = await card.locator(".note").innerText();
     assert.ok(note.length > 20, `the GuardNote: ${note}`);
     assert.match(note, /read|127\.0\.0\.1/i, note);
-    assert.ok(await card.getByRole("button", { name: /Always allow/ }).isVisible());
-    assert.match(await card.locator(".covers").innerText(), /for the rest of this chat/);
+    // Always allow says what it covers: the command's program, or any command.
+    assert.ok(await card.getByRole("button", { name: "Always allow echo … in this chat" }).isVisible());
+    assert.ok(await card.getByRole("button", { name: "Always allow: any command, for the rest of this chat" }).isVisible());
     await shot(page, "04-question");
     await card.getByRole("button", { name: "Deny" }).click();
     await idle(page);
     await page.locator(".question.done .answered", { hasText: "You said no." }).waitFor();
-    assert.equal(await page.locator(".tool", { hasText: "echo first" }).locator(".badge.failed").count(), 1);
+    // Its status follows what happened, in the owner's words; what the model
+    // was told isn't shown.
+    const refused = page.locator(".tool", { hasText: "echo first" });
+    assert.equal(await refused.locator(".badge.refused").innerText(), "not run: you said no");
+    assert.ok(!(await refused.innerText()).includes("The owner said no"));
 
     // The second asks again; Always allow runs it.
     await send(page, "run `echo second`");
     const again = page.locator(".question.pending");
     await again.waitFor();
-    await again.getByRole("button", { name: /Always allow/ }).click();
+    await again.getByRole("button", { name: /any command/ }).click();
     await idle(page);
     await page.locator(".tool", { hasText: "echo second" }).locator(".output", { hasText: "second" }).waitFor();
 

@@ -51,6 +51,10 @@ export interface ChatSummary {
   created: string | null;
   updated: string | null;
   running: boolean;
+  /** Questions waiting for the owner: the chat needs them. */
+  waiting: number;
+  archived: boolean;
+  provider: string | null;
 }
 
 export interface Hold {
@@ -78,6 +82,31 @@ export interface ChatInfo {
   running: boolean;
   turnOpen: number | null;
   holds: Hold[];
+  archived: boolean;
+  /** The provider the next turn runs on (picked or the default), its model. */
+  provider: string | null;
+  model: string | null;
+  /** The provider the owner picked for this chat, if any. */
+  picked: string | null;
+  /** What answers when no provider is set up ("mock"). */
+  engine: string;
+}
+
+export interface Provider {
+  name: string;
+  kind: "openai" | "anthropic";
+  baseUrl: string;
+  model: string;
+  contextTokens: number;
+  hasKey: boolean;
+  default: boolean;
+}
+
+export interface Tested {
+  ok: boolean;
+  answer?: string;
+  error?: string;
+  ms: number;
 }
 
 export interface Finding {
@@ -244,14 +273,28 @@ export const api = {
   signOut: () => call<unknown>("DELETE", "/api/session"),
   signOutEverywhere: () => call<{ ended: number }>("DELETE", "/api/sessions"),
   chats: () => call<ChatSummary[]>("GET", "/api/chats"),
-  newChat: () => call<{ id: string }>("POST", "/api/chats"),
+  /** New chat: the newest empty one is opened instead of another. */
+  newChat: () => call<{ id: string; reused: boolean }>("POST", "/api/chats", { reuseEmpty: true }),
   chat: (id: string) => call<ChatInfo>("GET", `/api/chats/${id}`),
+  rename: (id: string, title: string) => call<{ title: string }>("POST", `/api/chats/${id}/title`, { title }),
+  archive: (id: string, archived: boolean) => call<unknown>("POST", `/api/chats/${id}/archive`, { archived }),
+  deleteChat: (id: string) => call<{ deleted: string; keptDays: number }>("DELETE", `/api/chats/${id}`),
+  pickModel: (id: string, provider: string | null) => call<unknown>("POST", `/api/chats/${id}/model`, { provider }),
+  retry: (id: string) => call<{ seq: number }>("POST", `/api/chats/${id}/retry`),
+  resend: (id: string, text: string, replaces: number) =>
+    call<{ seq: number }>("POST", `/api/chats/${id}/messages`, { text, replaces }),
+  providers: () => call<{ providers: Provider[]; default: string | null; engine: string }>("GET", "/api/providers"),
+  addProvider: (p: { name: string; kind: string; baseUrl?: string; model: string; key?: string }) =>
+    call<{ name: string; default: boolean; hasKey: boolean }>("POST", "/api/providers", p),
+  removeProvider: (name: string) => call<unknown>("DELETE", `/api/providers/${encodeURIComponent(name)}`),
+  defaultProvider: (name: string) => call<unknown>("POST", "/api/providers/default", { name }),
+  testProvider: (name: string) => call<Tested>("POST", `/api/providers/${encodeURIComponent(name)}/test`),
   events: (id: string, after: number) =>
     call<unknown[]>("GET", `/api/chats/${id}/events?after=${after}&limit=10000`),
   post: (id: string, text: string) =>
     call<{ seq: number; queued: boolean }>("POST", `/api/chats/${id}/messages`, { text }),
-  answer: (id: string, ask: string, answer: "once" | "always" | "deny") =>
-    call<unknown>("POST", `/api/chats/${id}/permissions/${ask}`, { answer }),
+  answer: (id: string, ask: string, answer: "once" | "always" | "deny", covers?: "tool" | "program") =>
+    call<unknown>("POST", `/api/chats/${id}/permissions/${ask}`, covers ? { answer, covers } : { answer }),
   setMode: (id: string, mode: Mode) => call<unknown>("POST", `/api/chats/${id}/mode`, { mode }),
   stop: (id: string) => call<{ stopped: boolean }>("POST", `/api/chats/${id}/stop`),
   stopHolding: (id: string, skill: string) =>

@@ -41,12 +41,16 @@ export interface Question {
   question: string;
   note?: string;
   always?: string[];
+  /** The narrower choice for a command: this program (and subcommand) only. */
+  narrow?: string[];
   provenance: Provenance[];
   told?: string;
   input?: unknown;
   /** Set once answered or ended. */
   answer?: string;
   by?: string;
+  /** An "always" for the narrower choice. */
+  narrowed?: boolean;
   ended?: string;
 }
 
@@ -59,20 +63,27 @@ export interface ToolEntry {
   detail?: Record<string, unknown>;
   /** What Auto mode's reviewer made of it. */
   review?: { outcome: string; reason?: string; problem?: string };
+  /** The question it asked, when it asked one. */
+  question?: Question;
 }
 
-export type Entry =
-  | { type: "message"; seq: number; from: string; text: string; name?: string; app?: string }
+export type Entry = (
+  | { type: "message"; seq: number; from: string; text: string; name?: string; app?: string; replaces?: number; retry?: boolean }
   | { type: "reply"; seq: number; turn: number; text: string }
   | { type: "tool"; seq: number; entry: ToolEntry }
   | { type: "question"; seq: number; q: Question }
   | { type: "marked"; seq: number; says: string }
   | { type: "skill"; seq: number; skill: string; says: string }
   | { type: "hold-ended"; seq: number; skill: string }
-  | { type: "mode"; seq: number; mode: string }
+  | { type: "mode"; seq: number; mode: string; marked: boolean }
   | { type: "artifact"; seq: number; title: string; kind: string; action: string; artifact: string; version: number; navigates: boolean }
   | { type: "turn-error"; seq: number; text: string }
-  | { type: "memory"; seq: number; says: string; held: boolean };
+  | { type: "memory"; seq: number; says: string; held: boolean }
+) & {
+  /** Part of an earlier try that a later message took the place of (Edit
+   *  and resend, Retry): kept in the log, shown folded. */
+  old?: boolean;
+};
 
 export interface HoldLine {
   skill: string;
@@ -87,6 +98,12 @@ export interface Folded {
   holds: HoldLine[];
   pending: Question[];
   marked: boolean;
+  /** The owner's latest message (what Edit and resend replaces). */
+  lastOwner: number | null;
+  /** How the latest turn ended (null while one runs or before any). */
+  lastEnd: string | null;
+  title: string | null;
+  provider: string | null;
 }
 
 const s = (v: unknown): string => (typeof v === "string" ? v : "");
@@ -101,13 +118,25 @@ export function fold(events: Event[]): Folded {
   let mode = "ask";
   let marked = false;
   let lastSeq = 0;
+  let lastOwner: number | null = null;
+  let lastEnd: string | null = null;
+  let title: string | null = null;
+  let renamed = false;
+  let provider: string | null = null;
+  const replaced: [number, number][] = [];
   for (const e of events) {
     lastSeq = Math.max(lastSeq, e.seq);
     switch (e.type) {
       case "chat.created":
         mode = s(e.mode) || mode;
         break;
-      case "message":
+      case "message": {
+        const replaces = typeof e.replaces === "number" && e.replaces < e.seq ? e.replaces : undefined;
+        if (replaces !== undefined) replaced.push([replaces, e.seq]);
+        if (e.from === "owner") {
+          lastOwner = e.seq;
+          if (!title && !renamed) title = s(e.text);
+        }
         entries.push({
           type: "message",
           seq: e.seq,
@@ -115,13 +144,25 @@ export function fold(events: Event[]): Folded {
           text: s(e.text),
           name: e.name as string | undefined,
           app: e.app as string | undefined,
+          replaces,
+          retry: entries.some((x) => x.type === "message" && x.seq === replaces && x.text === e.text),
         });
+        break;
+      }
+      case "chat.renamed":
+        title = s(e.title);
+        renamed = true;
+        break;
+      case "model.changed":
+        provider = typeof e.provider === "string" ? e.provider : null;
         break;
       case "turn.started":
         openTurn = e.seq;
+        lastEnd = null;
         break;
       case "turn.ended":
         if (openTurn === e.turn) openTurn = null;
+        lastEnd = s(e.reason);
         if (e.reason === "error" || e.reason === "interrupted") {
           entries.push({ type: "turn-error", seq: e.seq, text: s(e.error) || "The turn ended early." });
         }
@@ -160,12 +201,20 @@ export function fold(events: Event[]): Folded {
           question: s(e.question),
           note: e.note as string | undefined,
           always: e.always as string[] | undefined,
+          narrow: e.narrow as string[] | undefined,
           provenance: (e.provenance as Provenance[]) ?? [],
           told: e.told as string | undefined,
           input: tools.get(s(e.call))?.input,
         };
         questions.set(q.ask, q);
+        // The card stays above the output it allowed: the call's own card
+        // moves below its question.
+        const tool = tools.get(q.call);
+        const at = tool ? entries.findIndex((x) => x.type === "tool" && x.entry === tool) : -1;
+        const moved = at >= 0 ? entries.splice(at, 1)[0] : null;
         entries.push({ type: "question", seq: e.seq, q });
+        if (tool) tool.question = q;
+        if (moved) entries.push(moved);
         break;
       }
       case "permission.answered": {
@@ -173,6 +222,7 @@ export function fold(events: Event[]): Folded {
         if (q && !q.answer && !q.ended) {
           q.answer = s(e.answer);
           q.by = s(e.by);
+          q.narrowed = e.narrow === true;
         }
         break;
       }
@@ -183,7 +233,7 @@ export function fold(events: Event[]): Folded {
       }
       case "mode.changed":
         mode = s(e.mode);
-        entries.push({ type: "mode", seq: e.seq, mode });
+        entries.push({ type: "mode", seq: e.seq, mode, marked });
         break;
       case "taint":
         marked = true;
@@ -243,5 +293,8 @@ export function fold(events: Event[]): Folded {
   const seen = new Set<string>();
   holds = holds.filter((h) => (seen.has(h.skill) ? false : (seen.add(h.skill), true)));
   const pending = [...questions.values()].filter((q) => !q.answer && !q.ended);
-  return { entries, lastSeq, openTurn, mode, holds, pending, marked };
+  if (replaced.length) {
+    for (const x of entries) if (replaced.some(([from, to]) => x.seq >= from && x.seq < to)) x.old = true;
+  }
+  return { entries, lastSeq, openTurn, mode, holds, pending, marked, lastOwner, lastEnd, title, provider };
 }

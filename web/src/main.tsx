@@ -1,27 +1,47 @@
-import { render } from "preact";
+import { render, type ComponentType } from "preact";
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { api, ApiError, type ArtifactSummary, type ChatSummary, type Skill } from "./api";
 import { onChange, pinned as loadPinned, showBeside } from "./artifacts/cache";
 import { kindWord } from "./artifacts/kinds";
 import { lazyPart } from "./artifacts/lazy";
 import { ChatPage } from "./components/ChatPage";
-import { Palette, type Command } from "./components/Palette";
-import { ActivityPage } from "./components/ActivityPage";
-import { MemoriesPage } from "./components/MemoriesPage";
-import { SecurityPage } from "./components/SecurityPage";
-import { SettingsPage } from "./components/SettingsPage";
+import type { Command } from "./components/Palette";
 import { Sidebar } from "./components/Sidebar";
 import { SignIn } from "./components/SignIn";
-import { SkillsPage } from "./components/SkillsPage";
+import { shell, TopBar } from "./components/TopBar";
+import { needsYou } from "./notify";
 import { navigate, route, usePath } from "./router";
 import "./styles.css";
 
+// Pages and dialogs other than the chat are loaded when first shown, so
+// the first page stays small.
 const useAppPage = lazyPart(() => import("./artifacts/AppPage"));
+const useActivity = lazyPart(() => import("./components/ActivityPage"));
+const useSkills = lazyPart(() => import("./components/SkillsPage"));
+const useSettings = lazyPart(() => import("./components/SettingsPage"));
+const useSecurity = lazyPart(() => import("./components/SecurityPage"));
+const useModels = lazyPart(() => import("./components/ModelsPage"));
+const useMemories = lazyPart(() => import("./components/MemoriesPage"));
+const usePalette = lazyPart(() => import("./components/Palette"));
+const useShortcuts = lazyPart(() => import("./components/Shortcuts"));
 
-function AppRoute({ id }: { id: string }) {
-  const part = useAppPage();
-  return part ? <part.AppPage id={id} /> : <p class="quiet page">Opening…</p>;
+/** A part loaded on first use, with a quiet line meanwhile. */
+function Lazy<T>(props: { use: () => T | null; pick: (m: T) => ComponentType<any>; props?: object; quiet?: boolean }) {
+  const part = props.use();
+  if (!part) return props.quiet ? null : <p class="quiet page">Opening…</p>;
+  const Part = props.pick(part);
+  return <Part {...(props.props ?? {})} />;
 }
+
+const PAGE_TITLES: Record<string, string> = {
+  home: "Conch",
+  activity: "Activity",
+  skills: "Skills",
+  settings: "Settings",
+  security: "Security",
+  models: "Models",
+  app: "App",
+};
 
 function Shell({ onSignOut }: { onSignOut: () => void }) {
   const path = usePath();
@@ -31,8 +51,12 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
   const [apps, setApps] = useState<ArtifactSummary[]>([]);
   const [made, setMade] = useState<ArtifactSummary[]>([]);
   const [palette, setPalette] = useState(false);
+  const [shortcuts, setShortcuts] = useState(false);
   const [menu, setMenu] = useState(false);
+  const [chatTitle, setChatTitle] = useState<string | null>(null);
   const holds = useRef<{ skill: string; stop: () => void }[]>([]);
+  /** What each chat was waiting on when last looked at: a rise notifies. */
+  const waited = useRef<Map<string, number> | null>(null);
   const loadChats = useCallback(() => {
     const load = () =>
       api.chats().then(setChats, (e) => {
@@ -53,35 +77,73 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
       off();
     };
   }, []);
+  const openPalette = () => {
+    api.skills().then(setSkills, () => undefined);
+    api.artifacts().then(setMade, () => undefined);
+    setMenu(false);
+    setPalette(true);
+  };
+  shell.menu = () => setMenu(!menu);
+  shell.search = openPalette;
+  shell.menuOpen = menu;
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "k") {
         e.preventDefault();
-        api.skills().then(setSkills, () => undefined);
-        api.artifacts().then(setMade, () => undefined);
-        setPalette((p) => !p);
+        if (palette) setPalette(false);
+        else openPalette();
+        return;
+      }
+      const t = e.target as HTMLElement | null;
+      const typing = t && (t.tagName === "TEXTAREA" || t.tagName === "INPUT" || t.tagName === "SELECT" || t.isContentEditable);
+      if (e.key === "?" && !typing && !e.ctrlKey && !e.metaKey && !e.altKey) {
+        e.preventDefault();
+        setShortcuts(true);
       }
     };
     addEventListener("keydown", onKey);
     return () => removeEventListener("keydown", onKey);
-  }, []);
+  }, [palette]);
+  // Needs you: the tab's title, and a notification when the page is hidden.
+  const waiting = chats.filter((c) => c.waiting > 0 && !c.archived);
+  useEffect(() => {
+    const before = waited.current;
+    const now = new Map(chats.map((c) => [c.id, c.waiting]));
+    if (before) {
+      for (const c of waiting) {
+        if (c.waiting > (before.get(c.id) ?? 0)) needsYou(c.id, c.title || "New chat", (id) => navigate(`/chats/${id}`));
+      }
+    }
+    waited.current = now;
+  }, [chats]);
+  const here = r.page === "chat" ? chatTitle || "New chat" : PAGE_TITLES[r.page] ?? "Conch";
+  useEffect(() => {
+    const base = r.page === "chat" || (r.page !== "home" && here !== "Conch") ? `${here} · Conch` : "Conch";
+    const count = waiting.reduce((n, c) => n + c.waiting, 0);
+    document.title = count ? `(${count}) Needs you · ${base}` : base;
+  }, [here, waiting.length, chats]);
   const newChat = async () => {
     const { id } = await api.newChat();
     loadChats();
     navigate(`/chats/${id}`);
     setMenu(false);
+    // After New chat, the cursor is in the message box.
+    setTimeout(() => document.querySelector<HTMLElement>("textarea[aria-label=Message]")?.focus(), 0);
   };
   // With no chat open, go to the newest one.
+  const shownChats = chats.filter((c) => !c.archived);
   useEffect(() => {
-    if (r.page === "home" && chats.length) navigate(`/chats/${chats[0].id}`);
-  }, [r.page, chats.length]);
+    if (r.page === "home" && shownChats.length) navigate(`/chats/${shownChats[0].id}`);
+  }, [r.page, shownChats.length]);
   const commands: Command[] = [
     { label: "New chat", hint: "Command", run: () => void newChat() },
     { label: "Skills", hint: "Page", run: () => navigate("/skills") },
     { label: "Activity", hint: "Page", run: () => navigate("/activity") },
     { label: "Memories", hint: "Page", run: () => navigate("/memories") },
     { label: "Settings", hint: "Page", run: () => navigate("/settings") },
+    { label: "Models", hint: "Page", run: () => navigate("/settings/models") },
     { label: "Security and Safety", hint: "Page", run: () => navigate("/settings/security") },
+    { label: "Keyboard shortcuts", hint: "Command", run: () => setShortcuts(true) },
     // Things made beside a chat: a pinned one opens on its page, anything
     // else beside its chat.
     ...made.map((a) => ({
@@ -103,9 +165,6 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
   ];
   return (
     <div class={`shell ${menu ? "menu-open" : ""}`}>
-      <button class="menu-button" aria-label="Chats and pages" aria-expanded={menu} onClick={() => setMenu(!menu)}>
-        ☰
-      </button>
       <Sidebar
         chats={chats}
         apps={apps}
@@ -115,11 +174,20 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
         onClose={() => setMenu(false)}
       />
       <main>
+        {r.page !== "chat" && <TopBar title={here} />}
         {r.page === "chat" && (
           <ChatPage
             key={r.id}
             id={r.id}
             onActivity={loadChats}
+            onTitle={setChatTitle}
+            onGone={(how) => {
+              // Gone from the list now, so the home page doesn't open it again.
+              const id = r.id;
+              setChats((cs) => (how === "deleted" ? cs.filter((c) => c.id !== id) : cs.map((c) => (c.id === id ? { ...c, archived: true } : c))));
+              loadChats();
+              navigate("/");
+            }}
             holdsRef={(h) => {
               holds.current = h;
             }}
@@ -134,23 +202,30 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
             </button>
           </div>
         )}
-        {r.page === "skills" && <SkillsPage id={r.id} />}
-        {r.page === "settings" && <SettingsPage onSignOut={onSignOut} />}
-        {r.page === "security" && <SecurityPage />}
-        {r.page === "activity" && <ActivityPage />}
-        {r.page === "app" && <AppRoute key={r.id} id={r.id} />}
-        {r.page === "memories" && <MemoriesPage />}
+        {r.page === "skills" && <Lazy use={useSkills} pick={(m) => m.SkillsPage} props={{ id: r.id }} />}
+        {r.page === "settings" && <Lazy use={useSettings} pick={(m) => m.SettingsPage} props={{ onSignOut }} />}
+        {r.page === "security" && <Lazy use={useSecurity} pick={(m) => m.SecurityPage} />}
+        {r.page === "models" && <Lazy use={useModels} pick={(m) => m.ModelsPage} />}
+        {r.page === "activity" && <Lazy use={useActivity} pick={(m) => m.ActivityPage} />}
+        {r.page === "app" && <Lazy key={r.id} use={useAppPage} pick={(m) => m.AppPage} props={{ id: r.id }} />}
+        {r.page === "memories" && <Lazy use={useMemories} pick={(m) => m.MemoriesPage} />}
       </main>
       {palette && (
-        <Palette
-          chats={chats}
-          skills={skills}
-          commands={commands}
-          onClose={() => setPalette(false)}
-          openChat={(id) => navigate(`/chats/${id}`)}
-          openSkill={(id) => navigate(`/skills/${encodeURIComponent(id)}`)}
+        <Lazy
+          quiet
+          use={usePalette}
+          pick={(m) => m.Palette}
+          props={{
+            chats: chats.filter((c) => !c.archived),
+            skills,
+            commands,
+            onClose: () => setPalette(false),
+            openChat: (id: string) => navigate(`/chats/${id}`),
+            openSkill: (id: string) => navigate(`/skills/${encodeURIComponent(id)}`),
+          }}
         />
       )}
+      {shortcuts && <Lazy quiet use={useShortcuts} pick={(m) => m.Shortcuts} props={{ onClose: () => setShortcuts(false) }} />}
     </div>
   );
 }

@@ -1,5 +1,6 @@
 // Paths, without a router library: /, /chats/:id, /skills, /skills/:id,
-// /settings, /activity, /apps/:id, /memories.
+// /settings, /settings/security, /settings/models, /activity, /apps/:id,
+// /memories.
 
 import { useEffect, useState } from "preact/hooks";
 
@@ -30,6 +31,7 @@ export type Route =
   | { page: "skills"; id?: string }
   | { page: "settings" }
   | { page: "security" }
+  | { page: "models" }
   | { page: "activity" }
   | { page: "app"; id: string }
   | { page: "memories" };
@@ -39,6 +41,7 @@ export function route(path: string): Route {
   if (parts[0] === "chats" && parts[1]) return { page: "chat", id: parts[1] };
   if (parts[0] === "skills") return { page: "skills", id: parts[1] };
   if (parts[0] === "settings" && parts[1] === "security") return { page: "security" };
+  if (parts[0] === "settings" && parts[1] === "models") return { page: "models" };
   if (parts[0] === "settings") return { page: "settings" };
   if (parts[0] === "activity") return { page: "activity" };
   if (parts[0] === "apps" && parts[1]) return { page: "app", id: parts[1] };

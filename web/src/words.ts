@@ -1,6 +1,7 @@
-// The words the page uses for modes and actions, in the records' voice.
+// The words the page uses for modes, actions and outcomes, in the records'
+// voice. Each says what happens, and only what happens.
 
-import type { Action } from "./events";
+import type { Action, Question, ToolEntry } from "./events";
 import type { Mode } from "./api";
 
 export const MODES: { mode: Mode; name: string; says: string; warning?: string }[] = [
@@ -14,8 +15,8 @@ export const MODES: { mode: Mode; name: string; says: string; warning?: string }
   {
     mode: "full",
     name: "Full trust",
-    says: "Runs commands and changes files without asking, except what it reads makes it check with you.",
-    warning: "A page it reads could try to trick it. Conch still checks before acting on what it read.",
+    says: "Runs commands and changes files without asking, even after it reads a page (what it read stays on the record). Still asks before changing files that run by themselves later.",
+    warning: "A page it reads could trick it. For a chat that reads strangers' pages, pick Ask.",
   },
 ];
 
@@ -23,22 +24,47 @@ export function modeName(mode: string): string {
   return MODES.find((m) => m.mode === mode)?.name ?? (mode === "auto" ? "Auto" : mode);
 }
 
-/** What the call would do, as the card's headline. */
+/** The transcript's line when the mode changes: in a chat that has read
+ *  something, Full trust says that reading won't stop it. */
+export function modeLine(mode: string, marked: boolean, others: boolean): string {
+  const name = `Mode: ${modeName(mode)}.`;
+  if (mode !== "full" || !marked) return name;
+  return others
+    ? `${name} Someone else wrote in this chat, so I still check with you before acting on what it read.`
+    : `${name} What this chat read won't make me stop to ask; it stays on the record.`;
+}
+
+/** The last part of a path: "notes.md". */
+const base = (path: string) => path.replace(/\/+$/, "").split("/").pop() || path;
+
+/** An address shortened to its host and a hint of the rest: "files.example/…". */
+export function shortUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    const rest = u.pathname + u.search + u.hash;
+    return rest && rest !== "/" ? `${u.host}/…` : u.host;
+  } catch {
+    return url.length > 60 ? `${url.slice(0, 57)}…` : url;
+  }
+}
+
+/** The card's headline, in plain names: the verb, and what it acts on when
+ *  that is short. The command or address itself is shown once, beside it. */
 export function wants(action: Action | undefined, tool: string): string {
   if (!action) return `Use ${tool}`;
   switch (action.kind) {
     case "command":
-      return action.leaves_box ? "Run a command outside the box" : action.unsealed ? "Run a command (not sealed)" : "Run a command";
+      return action.leaves_box ? "Run outside the box" : action.unsealed ? "Run, not sealed" : "Run";
     case "file-change":
-      return action.inside ? "Change a file" : "Change a file outside the work folder";
+      return `Change ${base(action.path)}`;
     case "look-around":
       return "Look at files";
     case "page-read":
-      return "Open a page";
+      return `Fetch ${shortUrl(action.url)}`;
     case "search":
-      return "Search the web";
+      return `Search the web for “${action.query}”`;
     case "fetch-sends":
-      return "Send a request";
+      return `Send to ${shortUrl(action.url)}`;
     case "integration":
       return action.read_only ? `Read with ${action.tool}` : `Use ${action.tool}`;
     case "use-skill":
@@ -52,7 +78,7 @@ export function wants(action: Action | undefined, tool: string): string {
   }
 }
 
-/** The full thing it wants to do: the command, the path, the address. */
+/** The full thing it acts on, shown once: the command, the path, the address. */
 export function subject(action: Action | undefined): string | null {
   if (!action) return null;
   switch (action.kind) {
@@ -65,18 +91,12 @@ export function subject(action: Action | undefined): string | null {
     case "page-read":
     case "fetch-sends":
       return action.url;
-    case "search":
-      return action.query;
-    case "integration":
-      return action.tool;
-    case "use-skill":
-      return action.skill;
     case "delegate":
       return action.task;
-    case "artifact":
-      return action.artifact ?? action.what;
     case "memory":
       return action.what;
+    default:
+      return null;
   }
 }
 
@@ -86,11 +106,69 @@ export function sourceName(source: string): string {
   )[source] ?? source;
 }
 
-/** What an "always" key covers, in words. */
-export function covers(key: string): string {
-  const [scope, tool] = key.includes(":") ? key.split(":", 2) : ["", key];
-  const name = tool === "run_command" ? "commands" : tool === "web_fetch" ? "requests that send data" : tool;
-  if (scope === "read") return `${name}, now that this chat has read something`;
-  if (scope === "box") return `${name} outside the box`;
-  return name;
+/** What the wider "always" covers, in words: "any command". */
+export function covers(keys: string[]): string {
+  const wide = keys.map((k) => k.split("@")[0]).map((k) => (k.includes(":") ? k.split(":", 2) : ["", k]));
+  const out: string[] = [];
+  for (const [scope, tool] of wide) {
+    if (scope === "box" && wide.some(([s, t]) => t === tool && s !== "box")) continue;
+    const what =
+      tool === "run_command"
+        ? "any command"
+        : tool === "write_file" || tool === "edit_file"
+          ? "any file change"
+          : tool === "web_fetch"
+            ? "any address it puts together"
+            : `${tool}, any way it's used`;
+    const said = scope === "box" ? `${what} outside the box` : what;
+    if (!out.includes(said)) out.push(said);
+  }
+  return out.join(", ");
+}
+
+/** What the narrower "always" covers: "git push …". */
+export function narrowCovers(keys: string[]): string | null {
+  const sig = keys[0]?.split("@")[1];
+  return sig ? `${sig} …` : null;
+}
+
+/** Why Conch refused a call, from its first rule id, for the owner. */
+function refusedBecause(rule: string): string {
+  const family = rule.split(".")[0];
+  if (family === "protected") return "Conch's own folder and your keys are off limits";
+  if (rule === "policy.read-only") return "you set this tool to read-only";
+  if (family === "policy") return "you turned this tool off";
+  if (family === "review") return "Auto mode's reviewer turned it down";
+  if (family === "bind") return "it changed after it was approved";
+  if (family === "hold") return "it's outside the skill's list";
+  return "Conch refused it";
+}
+
+export type Outcome = { says: string; tone: "running" | "ok" | "failed" | "refused"; ran: boolean };
+
+/** How a call came out, following the event and not the tool: a command
+ *  that ran and exited 1 "ran, exit code 1"; one the owner refused "not run:
+ *  you said no". Text written for the model is never what this says. */
+export function outcome(entry: ToolEntry): Outcome {
+  const q: Question | undefined = entry.question;
+  const d = entry.detail ?? {};
+  if (entry.ok === undefined) {
+    if (q?.ended) return { says: q.ended === "stopped" ? "not run: stopped" : "not run: Conch restarted", tone: "refused", ran: false };
+    if (q && !q.answer) return { says: "needs you", tone: "running", ran: false };
+    return { says: "running…", tone: "running", ran: false };
+  }
+  if (q?.answer === "deny") {
+    return { says: `not run: ${q.by && q.by !== "owner" ? q.by : "you"} said no`, tone: "refused", ran: false };
+  }
+  if (q?.ended) return { says: "not run: stopped", tone: "refused", ran: false };
+  const denied = Array.isArray(d.denied) ? (d.denied as unknown[]) : null;
+  if (denied) return { says: `not run: ${refusedBecause(String(denied[0] ?? ""))}`, tone: "refused", ran: false };
+  if (d.stopped === true) return { says: "stopped while it ran", tone: "failed", ran: true };
+  if (d.timed_out === true) return { says: "ran, stopped when it took too long", tone: "failed", ran: true };
+  const exit = d.exit_code ?? d.exitCode;
+  if (typeof exit === "number") return { says: `ran, exit code ${exit}`, tone: exit === 0 ? "ok" : "failed", ran: true };
+  if (typeof d.signal === "number") return { says: `ran, ended by signal ${d.signal}`, tone: "failed", ran: true };
+  if (entry.ok) return { says: "done", tone: "ok", ran: true };
+  if ((entry.output ?? "").startsWith("The owner said no")) return { says: "not run: you said no", tone: "refused", ran: false };
+  return { says: "didn't work", tone: "failed", ran: true };
 }

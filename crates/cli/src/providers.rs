@@ -6,8 +6,10 @@
 use std::io::Read;
 
 use clap::{Args, Subcommand};
-use conversations::{Home, Secrets, Settings};
-use engines::providers::{ProviderKind, ProviderSettings};
+use conversations::providers;
+use conversations::settings::Settings;
+use conversations::Home;
+use engines::providers::ProviderKind;
 
 use crate::Failure;
 
@@ -52,102 +54,59 @@ pub struct AddArgs {
     context_tokens: usize,
 }
 
-fn good_name(name: &str) -> bool {
-    (1..=40).contains(&name.len())
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-}
-
 pub fn run(home: &Home, command: ProvidersCommand) -> Result<(), Failure> {
     let root = home.root();
-    let mut settings = Settings::load(root)?;
+    let failed = |e: providers::ProviderError| Failure(e.to_string());
     match command {
         ProvidersCommand::Add(args) => {
-            if !good_name(&args.name) {
-                return Err(Failure(
-                    "A provider's name is 1 to 40 letters, digits, dots, dashes or underscores."
-                        .into(),
-                ));
-            }
-            let Some(kind) = ProviderKind::parse(&args.kind) else {
-                return Err(Failure(format!(
-                    "There's no provider kind called \"{}\". Use openai, anthropic, claude-code or codex.",
-                    args.kind
-                )));
-            };
-            let program = matches!(kind, ProviderKind::ClaudeCode | ProviderKind::Codex);
-            if args.bin.is_some() && !program {
+            // The words name the flags; the rules themselves are
+            // providers::add's, the same as Settings → Models.
+            let kind = ProviderKind::parse(&args.kind);
+            let program = kind.is_some_and(providers::is_program);
+            if args.bin.is_some() && kind.is_some() && !program {
                 return Err(Failure(
                     "--bin is for a provider that is a program (--kind claude-code or codex)."
                         .into(),
                 ));
             }
-            let model = match (args.model, program) {
-                (Some(m), _) if !m.trim().is_empty() => m.trim().to_owned(),
-                (_, true) => String::new(),
-                (_, false) => {
+            if let (Some(kind), false) = (kind, program) {
+                if args.model.as_deref().is_none_or(|m| m.trim().is_empty()) {
                     return Err(Failure(format!(
                         "Say which model with --model (a {} provider needs one).",
                         kind.name()
-                    )))
-                }
-            };
-            let base_url = match (args.base_url, kind) {
-                (Some(url), _) => url,
-                (None, ProviderKind::Openai) => "https://api.openai.com/v1".to_owned(),
-                (None, ProviderKind::Anthropic) => "https://api.anthropic.com".to_owned(),
-                // The program's own address (and, for Codex, its own sign-in).
-                (None, ProviderKind::ClaudeCode | ProviderKind::Codex) => String::new(),
-            };
-            match reqwest::Url::parse(&base_url) {
-                Ok(u) if matches!(u.scheme(), "http" | "https") => {}
-                _ if base_url.is_empty() && program => {}
-                _ => {
-                    return Err(Failure(format!(
-                    "\"{base_url}\" isn't a web address. Give one like https://api.openai.com/v1."
-                )))
+                    )));
                 }
             }
             let key = read_key(args.key_stdin, args.key_env.as_deref())?;
-            let provider = ProviderSettings {
-                name: args.name.clone(),
-                kind,
-                base_url,
-                model,
-                context_tokens: args.context_tokens,
-                max_tokens: 4096,
-                bin: args.bin.clone().filter(|b| !b.trim().is_empty()),
-            };
-            let existed = settings.providers.iter().any(|p| p.name == args.name);
-            settings.providers.retain(|p| p.name != args.name);
-            settings.providers.push(provider);
-            let first = settings.default_provider.is_none() && settings.providers.len() == 1;
-            if first {
-                settings.default_provider = Some(args.name.clone());
-            }
-            if let Some(key) = &key {
-                let mut secrets = Secrets::load(&settings.vault(root))?;
-                secrets.providers.insert(
-                    args.name.clone(),
-                    conversations::secrets::ProviderSecret { key: key.clone() },
-                );
-                secrets.save(&settings.vault(root))?;
-            }
-            settings.save(root)?;
-            let verb = if existed { "Updated" } else { "Added" };
+            let stored = key.is_some();
+            let added = providers::add(
+                root,
+                providers::NewProvider {
+                    name: args.name.clone(),
+                    kind: args.kind,
+                    base_url: args.base_url,
+                    model: args.model.unwrap_or_default(),
+                    bin: args.bin.clone(),
+                    key,
+                    context_tokens: Some(args.context_tokens),
+                },
+            )
+            .map_err(failed)?;
+            let settings = Settings::load(root)?;
+            let kind = kind.unwrap_or(ProviderKind::Openai);
+            let verb = if added.existed { "Updated" } else { "Added" };
             let mut said = format!("{verb} the provider \"{}\".", args.name);
-            if first {
-                said.push_str(" It's the default: conch serve uses it from its next start.");
+            if added.default {
+                said.push_str(" It's the default: new turns use it.");
             }
             if kind == ProviderKind::Codex {
                 said.push_str(&crate::doctor::codex_line(&args.name, args.bin.as_deref()));
-                if key.is_none() && provider_uses_sign_in(&settings, &args.name) {
+                if !stored && provider_uses_sign_in(&settings, &args.name) {
                     said.push_str(" With no base URL and no key, Codex uses your own Codex sign-in (codex login).");
                 }
-            } else if key.is_none() && program {
+            } else if !stored && program {
                 said.push_str(" No key was stored: Claude Code will need one (an API key, or a token from claude setup-token, given with --key-stdin).");
-            } else if key.is_none() {
+            } else if !stored {
                 said.push_str(" No key was stored (fine for Ollama or llama.cpp).");
             }
             if kind == ProviderKind::ClaudeCode {
@@ -159,16 +118,15 @@ pub fn run(home: &Home, command: ProvidersCommand) -> Result<(), Failure> {
             println!("{said}");
         }
         ProvidersCommand::List => {
-            if settings.providers.is_empty() {
+            let list = providers::list(root).map_err(failed)?;
+            if list.is_empty() {
                 println!("No providers: Conch uses its built-in mock engine. Add one with conch providers add NAME --kind openai|anthropic|claude-code|codex --model M --key-stdin");
             }
-            let secrets = Secrets::load(&settings.vault(root))?;
-            let default = settings.provider().map(|p| p.name.clone());
-            for p in &settings.providers {
+            for p in &list {
                 println!(
                     "{}\t{}\t{}\t{}\tkey: {}{}",
                     p.name,
-                    p.kind.name(),
+                    providers::kind_name(p.kind),
                     if p.model.is_empty() {
                         "(its default model)"
                     } else {
@@ -179,41 +137,18 @@ pub fn run(home: &Home, command: ProvidersCommand) -> Result<(), Failure> {
                     } else {
                         &p.base_url
                     },
-                    if secrets.key(&p.name).is_some() {
-                        "set"
-                    } else {
-                        "none"
-                    },
-                    if default.as_deref() == Some(p.name.as_str()) {
-                        "\t(default)"
-                    } else {
-                        ""
-                    }
+                    if p.has_key { "set" } else { "none" },
+                    if p.default { "\t(default)" } else { "" }
                 );
             }
         }
         ProvidersCommand::Remove { name } => {
-            if !settings.providers.iter().any(|p| p.name == name) {
-                return Err(Failure(format!("There's no provider named \"{name}\".")));
-            }
-            settings.providers.retain(|p| p.name != name);
-            if settings.default_provider.as_deref() == Some(name.as_str()) {
-                settings.default_provider = settings.providers.first().map(|p| p.name.clone());
-            }
-            settings.save(root)?;
-            let mut secrets = Secrets::load(&settings.vault(root))?;
-            if secrets.providers.remove(&name).is_some() {
-                secrets.save(&settings.vault(root))?;
-            }
+            providers::remove(root, &name).map_err(failed)?;
             println!("Removed the provider \"{name}\" and its key.");
         }
         ProvidersCommand::Default { name } => {
-            if !settings.providers.iter().any(|p| p.name == name) {
-                return Err(Failure(format!("There's no provider named \"{name}\".")));
-            }
-            settings.default_provider = Some(name.clone());
-            settings.save(root)?;
-            println!("New turns use \"{name}\" from conch serve's next start.");
+            providers::set_default(root, &name).map_err(failed)?;
+            println!("New turns use \"{name}\", unless a chat picked another.");
         }
     }
     Ok(())

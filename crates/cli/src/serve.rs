@@ -7,7 +7,6 @@ use std::time::Duration;
 
 use clap::Args;
 use conversations::{Chats, ChatsConfig, Durability, GuardConfig, Home, Secrets, Settings};
-use engines::providers::{Provider, Retry};
 use engines::{Engine, MockEngine};
 use gateway::{AllowedHosts, AppState};
 use tools::{CommandConfig, Tools, ToolsConfig};
@@ -61,7 +60,18 @@ async fn serve(
         None => std::env::current_dir()?,
     };
     crate::doctor::lock_at_start(&settings.vault(home.root()));
-    let (engine, engine_line) = pick_engine(&home, &settings)?;
+    // Turns pick their provider from settings.json as they start (see
+    // below); the engine here answers when there is none: the mock, also
+    // after the last provider is removed while Conch runs.
+    let engine_line = engine_line(&home, &settings)?;
+    // Benchmarks and tests set how fast the mock streams its words.
+    let engine: Arc<dyn Engine> = match std::env::var("CONCH_MOCK_PACE_MS")
+        .ok()
+        .and_then(|ms| ms.trim().parse::<u64>().ok())
+    {
+        Some(ms) => Arc::new(MockEngine::new(Duration::from_millis(ms))),
+        None => Arc::new(MockEngine::default()),
+    };
     let switches = Arc::new(conversations::safety::Switches::new(&settings.safety));
     let (seal, seal_line) = pick_seal(&home, &settings);
     let catalog = Arc::new(skills::Catalog {
@@ -102,6 +112,12 @@ async fn serve(
             max_steps: settings.max_steps,
         },
     );
+    // Each turn picks its provider from the home's settings (Settings →
+    // Models, conch providers), without a restart.
+    chats.use_models(Arc::new(conversations::models::Models::new(
+        home.root().to_path_buf(),
+    )));
+    chats.purge_trash();
     let mut names = settings.allowed_hosts.clone();
     names.extend(args.allow_host.iter().cloned());
     if !addr.ip().is_loopback() && !addr.ip().is_unspecified() {
@@ -221,26 +237,14 @@ fn pick_seal(home: &Home, settings: &Settings) -> (Option<Arc<seal::Sealed>>, St
     }
 }
 
-/// The engine turns run on, and the line that says which.
-fn pick_engine(home: &Home, settings: &Settings) -> Result<(Arc<dyn Engine>, String), Failure> {
+/// The line that says which provider new turns run on. The keys are read
+/// once here, so a vault that can't be opened is said at the start.
+fn engine_line(home: &Home, settings: &Settings) -> Result<String, Failure> {
     let Some(chosen) = settings.provider() else {
-        let line = "No provider is configured, so Conch answers with its built-in mock engine (no model, no network).";
-        // Benchmarks and tests set how fast the mock streams its words.
-        let engine = match std::env::var("CONCH_MOCK_PACE_MS")
-            .ok()
-            .and_then(|ms| ms.trim().parse::<u64>().ok())
-        {
-            Some(ms) => MockEngine::new(Duration::from_millis(ms)),
-            None => MockEngine::default(),
-        };
-        return Ok((Arc::new(engine), line.to_owned()));
+        return Ok("No provider is configured, so Conch answers with its built-in mock engine (no model, no network). Add one in Settings → Models.".to_owned());
     };
-    let secrets = Secrets::load(&settings.vault(home.root()))?;
-    let provider = Provider {
-        settings: chosen.clone(),
-        key: secrets.key(&chosen.name),
-    };
-    let line = match chosen.kind {
+    Secrets::load(&settings.vault(home.root()))?;
+    Ok(match chosen.kind {
         engines::providers::ProviderKind::Codex => format!(
             "Talking to {} (Codex, {}).",
             chosen.name,
@@ -261,11 +265,7 @@ fn pick_engine(home: &Home, settings: &Settings) -> Result<(Arc<dyn Engine>, Str
             "Talking to {} ({} at {}).",
             chosen.name, chosen.model, chosen.base_url
         ),
-    };
-    Ok((
-        engines::providers::engine_in(provider, Retry::default(), home.root()),
-        line,
-    ))
+    })
 }
 
 async fn shutdown_signal() {

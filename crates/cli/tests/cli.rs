@@ -950,7 +950,7 @@ fn activity_in_the_terminal() {
         "{said}"
     );
     assert!(
-        said.contains("command  Ran `ls -la` (exit code 0)  · tidy up"),
+        said.contains("command  Ran `ls -la` (ran, exit code 0)  · tidy up"),
         "{said}"
     );
     assert!(!said.contains("read_file"), "looking around is left out");

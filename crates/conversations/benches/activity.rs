@@ -56,6 +56,7 @@ fn write_chat(dir: &std::path::Path, chat: usize) {
             text: format!("Please do step {n} of the plan."),
             name: None,
             app: None,
+            replaces: None,
         }));
         let call = format!("c{n}");
         let (tool, input) = match n % 4 {

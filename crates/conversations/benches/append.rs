@@ -16,6 +16,7 @@ fn body(n: u64) -> Body {
         text: format!("Event number {n}, about as long as a short chat message."),
         name: None,
         app: None,
+        replaces: None,
     })
 }
 

@@ -214,7 +214,7 @@ pub(crate) async fn review(
         Err(e) => return record.keep(None, Some("oversized"), e.to_string()).await,
     };
     let reply = ask_model(
-        chat.engine.clone(),
+        chat.engine_now(),
         input.prompt.clone(),
         config.deadline,
         cancel,

@@ -50,6 +50,20 @@ impl Waiters {
 impl Chat {
     /// The owner (or a script's key) answers a waiting question.
     pub async fn answer(&self, ask: &str, answer: Answer, by: String) -> Result<(), ChatError> {
+        self.answer_with(ask, answer, false, by).await
+    }
+
+    /// The same, saying whether an `always` is the narrower choice (the
+    /// question's `narrow`: this command's program only) rather than the
+    /// tool's. A narrower answer to a question that didn't offer one counts
+    /// as once, as an `always` to one that offered none does.
+    pub async fn answer_with(
+        &self,
+        ask: &str,
+        answer: Answer,
+        narrow: bool,
+        by: String,
+    ) -> Result<(), ChatError> {
         let _one_at_a_time = self.decisions.lock().await;
         if self.log.with_view(|v| v.pending_ask(ask).is_none()) {
             return Err(ChatError::NotWaiting(ask.chars().take(40).collect()));
@@ -59,6 +73,7 @@ impl Chat {
                 ask: ask.to_owned(),
                 answer,
                 by,
+                narrow: narrow && answer == Answer::Always,
             }))
             .await?;
         self.waiters.wake(ask, answer);
@@ -89,6 +104,7 @@ impl Chat {
                         ask: pending.ask.clone(),
                         answer: Answer::Once,
                         by: "mode".to_owned(),
+                        narrow: false,
                     }))
                     .await?;
                 self.waiters.wake(&pending.ask, Answer::Once);

@@ -23,6 +23,9 @@ pub struct Chat {
     pub work: PathBuf,
     pub log: ChatLog,
     pub(crate) engine: Arc<dyn Engine>,
+    /// The engine the running (or last) turn was picked to run on; the
+    /// reviewer asks the same model.
+    pub(crate) turn_engine: Mutex<Option<Arc<dyn Engine>>>,
     pub(crate) tools: Arc<dyn ToolBox>,
     /// The guard's settings for this chat, but for the mode (read per call).
     pub(crate) policies: Arc<guard::Settings>,
@@ -88,6 +91,7 @@ impl Chat {
             work,
             log,
             engine: shared.engine,
+            turn_engine: Mutex::new(None),
             tools: shared.tools,
             policies: shared.policies,
             skills: shared.skills,
@@ -105,6 +109,34 @@ impl Chat {
             waiters: Waiters::default(),
             decisions: tokio::sync::Mutex::new(()),
         }
+    }
+
+    /// Picks the engine for a turn that is starting: the provider the chat
+    /// picked, else the default one (see `models.rs`), else the engine the
+    /// chats were made with.
+    pub(crate) async fn pick_engine(&self) -> Arc<dyn Engine> {
+        let picked = self.log.with_view(|v| v.provider.clone());
+        let models = self.chats.upgrade().and_then(|c| c.models().cloned());
+        let engine = match models {
+            Some(models) => tokio::task::spawn_blocking(move || models.pick(picked.as_deref()))
+                .await
+                .ok()
+                .flatten()
+                .map(|p| p.engine),
+            None => None,
+        }
+        .unwrap_or_else(|| self.engine.clone());
+        *self.turn_engine.lock().unwrap_or_else(|p| p.into_inner()) = Some(engine.clone());
+        engine
+    }
+
+    /// The engine of the running (or last) turn.
+    pub(crate) fn engine_now(&self) -> Arc<dyn Engine> {
+        self.turn_engine
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+            .unwrap_or_else(|| self.engine.clone())
     }
 
     /// What the guard is given besides the chat: the mode and tool policies.
@@ -174,8 +206,20 @@ impl Chat {
     /// (`skill.used`, typed); one that is off is refused with why, and
     /// nothing is written.
     pub async fn post(self: &Arc<Self>, text: &str) -> Result<Posted, ChatError> {
+        self.post_replacing(text, None).await
+    }
+
+    /// The owner writes, in place of an earlier message of theirs
+    /// (`replaces`: Edit and resend, Retry); the earlier one stays in the log.
+    pub(crate) async fn post_replacing(
+        self: &Arc<Self>,
+        text: &str,
+        replaces: Option<u64>,
+    ) -> Result<Posted, ChatError> {
         let typed = self.typed_skill(text)?;
-        let posted = self.post_quietly(Speaker::Owner, text, None, None).await?;
+        let posted = self
+            .post_quietly(Speaker::Owner, text, None, None, replaces)
+            .await?;
         if let Some(skill) = typed {
             self.log
                 .append(Body::SkillUsed(crate::skill_use::used(
@@ -211,7 +255,7 @@ impl Chat {
         name: Option<String>,
         app: Option<String>,
     ) -> Result<Posted, ChatError> {
-        let posted = self.post_quietly(from, text, name, app).await?;
+        let posted = self.post_quietly(from, text, name, app, None).await?;
         self.kick();
         Ok(posted)
     }
@@ -223,6 +267,7 @@ impl Chat {
         text: &str,
         name: Option<String>,
         app: Option<String>,
+        replaces: Option<u64>,
     ) -> Result<Posted, ChatError> {
         if text.trim().is_empty() {
             return Err(ChatError::EmptyMessage);
@@ -244,6 +289,7 @@ impl Chat {
                 text: text.to_owned(),
                 name,
                 app,
+                replaces,
             }))
             .await?;
         // Someone else's words are something from outside.
@@ -272,8 +318,14 @@ impl Chat {
         call: Option<String>,
         from: Option<String>,
     ) -> Result<(), crate::log::LogError> {
-        let first = !self.log.with_view(|v| v.is_marked());
-        let says = first.then(|| guard::words::first_mark(source, &what));
+        let (first, then) = self.log.with_view(|v| {
+            let mode = v.mode.unwrap_or(protocol::Mode::Ask);
+            (
+                !v.is_marked(),
+                guard::after_reading(mode, v, self.switches.check_after_reading()),
+            )
+        });
+        let says = first.then(|| guard::words::first_mark(source, &what, then));
         self.log
             .append(Body::Taint(protocol::Taint {
                 source,

@@ -105,6 +105,19 @@ pub struct Chats {
     /// this Chats' own home among them whatever the configuration says.
     work_rule: guard::Protected,
     memories: crate::memories::Memories,
+    /// Which provider answers a turn (see models.rs); without it, every
+    /// turn runs on `engine`.
+    models: std::sync::OnceLock<Arc<crate::models::Models>>,
+    /// What a list shows of chats that aren't open, by when their log last
+    /// changed and how long it was (see `peek`).
+    peeked: Mutex<HashMap<String, (std::time::SystemTime, u64, Peeked)>>,
+}
+
+/// What a list needs from a chat that isn't open.
+#[derive(Debug, Clone)]
+struct Peeked {
+    view: ChatView,
+    created_at: Option<String>,
 }
 
 /// What a new chat starts with.
@@ -121,6 +134,7 @@ pub struct NewChat {
 
 /// A chat as a list shows it.
 #[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ChatSummary {
     pub id: String,
     pub title: Option<String>,
@@ -130,7 +144,22 @@ pub struct ChatSummary {
     pub created: Option<String>,
     pub updated: Option<String>,
     pub running: bool,
+    /// Questions waiting for the owner's answer: the chat needs them.
+    pub waiting: usize,
+    pub archived: bool,
+    /// The provider the owner picked for it (None: the default).
+    pub provider: Option<String>,
+    /// Messages in it; for a chat that isn't open, those in the part of
+    /// its log a list reads (enough to say whether it is empty).
+    #[serde(skip)]
+    pub messages: u64,
 }
+
+/// Where deleted chats wait before they are gone for good.
+pub const TRASH_DIR: &str = "trash";
+
+/// How long the trash keeps a deleted chat.
+pub const TRASH_DAYS: u64 = 30;
 
 /// How much of an unopened chat's log a list reads for its title.
 const SUMMARY_BYTES: u64 = 64 * 1024;
@@ -180,6 +209,8 @@ impl Chats {
                 Arc::new(memory::Store::new(home.root())),
                 me.clone(),
             ),
+            models: std::sync::OnceLock::new(),
+            peeked: Mutex::new(HashMap::new()),
             switches: {
                 let switches = config.guard.switches.clone().unwrap_or_else(|| {
                     Arc::new(crate::safety::Switches::new(&crate::settings::Safety {
@@ -225,6 +256,98 @@ impl Chats {
 
     pub fn engine_name(&self) -> &str {
         self.engine.name()
+    }
+
+    /// Turns pick their engine from the home's providers from now on.
+    pub fn use_models(&self, models: Arc<crate::models::Models>) {
+        let _ = self.models.set(models);
+    }
+
+    pub fn models(&self) -> Option<&Arc<crate::models::Models>> {
+        self.models.get()
+    }
+
+    /// The newest chat the owner started that has nothing in it yet (no
+    /// message, not archived), in this work folder and mode when they are
+    /// given: a New chat opens it instead of stacking another empty one.
+    pub fn empty_chat(&self, work: Option<&Path>, mode: Option<Mode>) -> Option<String> {
+        let work = work.map(|w| w.canonicalize().unwrap_or_else(|_| w.to_path_buf()));
+        self.list()
+            .into_iter()
+            .filter(|c| c.messages == 0 && !c.archived && !c.running)
+            .filter(|c| c.origin.is_none_or(|o| o == Origin::Owner))
+            .filter(|c| {
+                work.as_ref()
+                    .is_none_or(|w| c.work.as_deref().map(Path::new) == Some(w.as_path()))
+            })
+            .find(|c| mode.is_none_or(|m| c.mode == Some(m)))
+            .map(|c| c.id)
+    }
+
+    /// Moves a chat to the trash (`trash/chats/<id>`, with the time it was
+    /// deleted), where it is kept [`TRASH_DAYS`] days; Activity forgets it.
+    /// The caller stops a running turn first.
+    pub fn delete(&self, id: &str) -> Result<(), ChatError> {
+        if !ids::is_valid_id(id) || !self.home.chat_dir(id).join(LOG_FILE).is_file() {
+            return Err(ChatError::NotFound(id.chars().take(64).collect()));
+        }
+        if self.lock_open().get(id).is_some_and(|c| c.is_running()) {
+            return Err(ChatError::Working);
+        }
+        let trash = self.home.root().join(TRASH_DIR).join("chats");
+        let trash_err = |e: std::io::Error| ChatError::Trash(e.to_string());
+        create_private_dir(&self.home.root().join(TRASH_DIR)).map_err(trash_err)?;
+        create_private_dir(&trash).map_err(trash_err)?;
+        let mut to = trash.join(id);
+        let mut n = 1;
+        while to.exists() {
+            n += 1;
+            to = trash.join(format!("{id}.{n}"));
+        }
+        std::fs::rename(self.home.chat_dir(id), &to).map_err(trash_err)?;
+        let when = protocol::format_rfc3339(std::time::SystemTime::now());
+        // The folder is in the trash already; without this file its own
+        // time says when.
+        let _ = crate::private_file::write_private(&to.join(DELETED_FILE), when.as_bytes());
+        self.lock_open().remove(id);
+        self.peeked
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(id);
+        self.activity.forget(id);
+        self.purge_trash();
+        Ok(())
+    }
+
+    /// Removes what the trash has kept longer than [`TRASH_DAYS`] days.
+    pub fn purge_trash(&self) {
+        let trash = self.home.root().join(TRASH_DIR).join("chats");
+        let Ok(entries) = std::fs::read_dir(&trash) else {
+            return;
+        };
+        let keep = std::time::Duration::from_secs(TRASH_DAYS * 24 * 60 * 60);
+        let now = std::time::SystemTime::now();
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let deleted = std::fs::read_to_string(path.join(DELETED_FILE))
+                .ok()
+                .and_then(|t| protocol::parse_rfc3339(t.trim()))
+                .map(|ms| {
+                    std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms.max(0) as u64)
+                })
+                .or_else(|| entry.metadata().and_then(|m| m.modified()).ok());
+            let old = deleted
+                .and_then(|d| now.duration_since(d).ok())
+                .is_some_and(|age| age > keep);
+            if old && path.is_dir() {
+                if let Err(e) = std::fs::remove_dir_all(&path) {
+                    crate::warn(&format!(
+                        "A chat in the trash couldn't be removed ({}): {e}",
+                        path.display()
+                    ));
+                }
+            }
+        }
     }
 
     pub async fn create(&self, new: NewChat) -> Result<Arc<Chat>, ChatError> {
@@ -411,16 +534,21 @@ impl Chats {
                 }
                 let path = entry.path().join(LOG_FILE);
                 let modified = std::fs::metadata(&path).and_then(|m| m.modified()).ok()?;
-                let (view, created_at, running) = match open.get(&id) {
+                let (view, created_at, running, waiting) = match open.get(&id) {
                     Some(chat) => {
                         let created_at = chat.log.lines_after(0, 1).ok().and_then(|l| {
                             Event::from_line(l.first()?.1.as_bytes()).ok().map(|e| e.at)
                         });
-                        (chat.log.view(), created_at, chat.is_running())
+                        let view = chat.log.view();
+                        let waiting = view.pending.len();
+                        (view, created_at, chat.is_running(), waiting)
                     }
+                    // A question in a chat this process hasn't opened was
+                    // asked by one that is gone: it ends when the chat opens,
+                    // and nobody can answer it meanwhile.
                     None => {
-                        let (view, created_at) = peek(&path);
-                        (view, created_at, false)
+                        let peeked = self.peek_cached(&id, &path, modified);
+                        (peeked.view, peeked.created_at, false, 0)
                     }
                 };
                 let created = view.created.as_ref();
@@ -439,12 +567,31 @@ impl Chats {
                         created: created_at,
                         updated: Some(protocol::format_rfc3339(modified)),
                         running,
+                        waiting,
+                        archived: view.archived,
+                        provider: view.provider.clone(),
+                        messages: view.messages,
                     },
                 ))
             })
             .collect();
         out.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.id.cmp(&b.1.id)));
         out.into_iter().map(|(_, s)| s).collect()
+    }
+
+    /// `peek`, unless the log is as it was the last time.
+    fn peek_cached(&self, id: &str, path: &Path, modified: std::time::SystemTime) -> Peeked {
+        let len = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+        let mut cache = self.peeked.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((m, l, peeked)) = cache.get(id) {
+            if *m == modified && *l == len {
+                return peeked.clone();
+            }
+        }
+        let (view, created_at) = peek(path);
+        let peeked = Peeked { view, created_at };
+        cache.insert(id.to_owned(), (modified, len, peeked.clone()));
+        peeked
     }
 
     fn lock_open(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Chat>>> {
@@ -464,19 +611,54 @@ impl Drop for Opened<'_> {
     }
 }
 
-/// Folds the start of a log without opening it for writing.
+/// What the owner says about a chat itself can come anywhere in its log:
+/// past the start, only lines of these types are read.
+const META_TYPES: [&[u8]; 3] = [
+    b"\"type\":\"chat.renamed\"",
+    b"\"type\":\"chat.archived\"",
+    b"\"type\":\"model.changed\"",
+];
+
+/// How far into a line its `type` can be: `seq`, `id` and `at` come first.
+const ENVELOPE_BYTES: usize = 160;
+
+/// The file in a trashed chat's folder that says when it was deleted.
+const DELETED_FILE: &str = "deleted";
+
+/// Folds the start of a log without opening it for writing, and past it
+/// only the lines that name, archive or pick a model for the chat. (Conch
+/// writes the envelope first, so `"type":"…"` is spelled exactly so; a
+/// message's text can't hold it unescaped.)
 fn peek(path: &Path) -> (ChatView, Option<String>) {
-    use std::io::Read;
-    let mut bytes = Vec::new();
-    let read =
-        std::fs::File::open(path).and_then(|f| f.take(SUMMARY_BYTES).read_to_end(&mut bytes));
+    let Ok(bytes) = std::fs::read(path) else {
+        return (ChatView::default(), None);
+    };
+    // The start ends on a whole line.
+    let cut = if bytes.len() <= SUMMARY_BYTES as usize {
+        bytes.len()
+    } else {
+        bytes[..SUMMARY_BYTES as usize]
+            .iter()
+            .rposition(|b| *b == b'\n')
+            .map_or(0, |i| i + 1)
+    };
     let mut view = ChatView::default();
     let mut first_at = None;
-    if read.is_ok() {
-        scan::scan(&bytes, |e| {
-            first_at.get_or_insert_with(|| e.at.clone());
-            view.apply(e);
-        });
+    scan::scan(&bytes[..cut], |e| {
+        first_at.get_or_insert_with(|| e.at.clone());
+        view.apply(e);
+    });
+    for line in bytes[cut..].split(|b| *b == b'\n') {
+        // The type is in the envelope, at the start of the line.
+        let head = &line[..line.len().min(ENVELOPE_BYTES)];
+        if META_TYPES
+            .iter()
+            .any(|t| head.windows(t.len()).any(|w| w == *t))
+        {
+            if let Ok(event) = Event::from_line(line) {
+                view.apply(&event);
+            }
+        }
     }
     (view, first_at)
 }

@@ -28,6 +28,18 @@ pub enum ChatError {
     NotHeld(String),
     /// An artifact that can't be had (no such artifact, or its files).
     Artifact(String),
+    /// A name for a chat with nothing in it.
+    EmptyTitle,
+    /// Something that waits for the running turn (retry, edit, delete).
+    Working,
+    /// Retry, with no failed turn to try again.
+    NothingToRetry,
+    /// Edit and resend of a message that isn't the owner's last.
+    NotLastMessage,
+    /// A model pick naming no provider there is.
+    UnknownProvider(String),
+    /// Moving a deleted chat to the trash failed.
+    Trash(String),
     Log(LogError),
 }
 
@@ -61,6 +73,22 @@ impl std::fmt::Display for ChatError {
             ),
             ChatError::NotHeld(s) => write!(f, "This chat isn't held to a skill called \"{s}\"."),
             ChatError::Artifact(sentence) => f.write_str(sentence),
+            ChatError::EmptyTitle => f.write_str("A chat's name can't be empty. Write one, or keep the one it has."),
+            ChatError::Working => f.write_str(
+                "This chat is working on an answer. Stop it or let it finish first.",
+            ),
+            ChatError::NothingToRetry => f.write_str(
+                "There's no failed answer to try again: the last one finished, or there is none yet.",
+            ),
+            ChatError::NotLastMessage => f.write_str(
+                "Only your last message can be edited and sent again.",
+            ),
+            ChatError::UnknownProvider(name) => write!(
+                f,
+                "There's no model provider called \"{}\". Add it in Settings → Models, or pick one that's there.",
+                name.chars().take(40).collect::<String>()
+            ),
+            ChatError::Trash(why) => write!(f, "The chat couldn't be moved to the trash: {why}. Nothing was deleted."),
             ChatError::Log(e) => e.fmt(f),
         }
     }

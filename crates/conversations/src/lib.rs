@@ -6,6 +6,7 @@ pub mod artifact;
 pub mod auto_review;
 mod broker;
 mod chat;
+mod chat_admin;
 mod chats;
 pub mod checkup;
 mod error;
@@ -14,10 +15,12 @@ pub mod home;
 pub mod ids;
 pub mod log;
 pub mod memories;
+pub mod models;
 mod native_turn;
 mod permission;
 pub mod private_file;
 mod prompt;
+pub mod providers;
 pub mod safety;
 pub mod secrets;
 pub mod security;
@@ -27,7 +30,9 @@ mod transcript;
 mod turn;
 
 pub use chat::{Chat, Posted, MAX_MESSAGE_CHARS};
-pub use chats::{ChatSummary, Chats, ChatsConfig, GuardConfig, NewChat, DEFAULT_MAX_STEPS};
+pub use chats::{
+    ChatSummary, Chats, ChatsConfig, GuardConfig, NewChat, DEFAULT_MAX_STEPS, TRASH_DAYS,
+};
 pub use error::ChatError;
 pub use home::{Home, HomeError};
 pub use log::{ChatLog, Committed, Durability, Live, LogError, OpenReport};

@@ -170,17 +170,18 @@ async fn ask_owner(
     extra: Option<(String, String)>,
     cancel: &Cancel,
 ) -> Result<(Option<Answer>, Binding), LogError> {
-    let (why, question, note, always, told) = match decision {
+    let (why, question, note, always, narrow, told) = match decision {
         guard::Decision::Ask {
             why,
             question,
             note,
             always,
+            narrow,
             told,
-        } => (why, question, note, always, told),
+        } => (why, question, note, always, narrow, told),
         // Only an Ask is put to the owner; anything else is asked as a
         // plain question, which is the careful side.
-        _ => (Vec::new(), words_question(action), None, None, None),
+        _ => (Vec::new(), words_question(action), None, None, None, None),
     };
     let mut ids: Vec<String> = why.iter().map(|r| r.id().to_owned()).collect();
     let note = match extra {
@@ -196,15 +197,16 @@ async fn ask_owner(
     let provenance = trace(chat, call, action)?;
     let binding = bind(chat, action, &call.input).await;
     // What can't be pinned down exactly is approved this once, as it is now.
-    let (always, note) = match &binding.unidentified {
+    let (always, narrow, note) = match &binding.unidentified {
         Some(why) => {
             let line = format!("It {why} So a yes is for this once, as it is now.");
             (
                 None,
+                None,
                 Some(note.map_or(line.clone(), |n| format!("{n} {line}"))),
             )
         }
-        None => (always, note),
+        None => (always, narrow, note),
     };
     let ask = crate::ids::random_id(12);
     let answer = chat.waiters.register(&ask);
@@ -222,6 +224,7 @@ async fn ask_owner(
             always,
             provenance,
             told,
+            narrow,
         }))
         .await?;
     let answer = tokio::select! {

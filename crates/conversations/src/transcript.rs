@@ -8,10 +8,27 @@ pub const MEMORIES_HEADING: &str =
     "Conch's memories: facts the owner kept about themselves and their world (information, not instructions)";
 
 pub fn items(events: &[Event]) -> Vec<Item> {
+    // A message that takes the place of an earlier one (Edit and resend,
+    // Retry) leaves out the earlier one and everything after it up to
+    // itself: the model sees the chat as if it had been written that way.
+    // The log keeps it all, and every fold (marks, "always", holds) still
+    // reads it.
+    let replaced: Vec<(u64, u64)> = events
+        .iter()
+        .filter_map(|e| match &e.body {
+            Body::Message(m) => m.replaces.filter(|r| *r < e.seq).map(|r| (r, e.seq)),
+            _ => None,
+        })
+        .collect();
+    let left_out = |seq: u64| {
+        replaced
+            .iter()
+            .any(|(from, to)| (*from..*to).contains(&seq))
+    };
     let mut items = Vec::new();
     // The standing memories come first, before anything said: context.
     let mut memories = None;
-    for event in events {
+    for event in events.iter().filter(|e| !left_out(e.seq)) {
         match &event.body {
             Body::Message(m) => items.push(match m.from {
                 Speaker::Owner => Item::Owner(m.text.clone()),

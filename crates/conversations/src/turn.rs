@@ -38,7 +38,7 @@ pub(crate) async fn run(chat: &Arc<Chat>) -> Result<(), LogError> {
 
 async fn run_with(chat: &Arc<Chat>, cancel: &Cancel) -> Result<(), LogError> {
     crate::memories::give(chat).await?;
-    let engine = chat.engine.clone();
+    let engine = chat.pick_engine().await;
     let started = chat
         .log
         .append(Body::TurnStarted(TurnStarted {
@@ -147,7 +147,8 @@ async fn steps(chat: &Arc<Chat>, turn: u64, cancel: &Cancel) -> Result<(), TurnE
                 }
             }
         };
-        let step = async { tokio::join!(chat.engine.step(request, tx), consume).0 };
+        let engine = chat.engine_now();
+        let step = async { tokio::join!(engine.step(request, tx), consume).0 };
         let result = tokio::select! {
             r = step => r,
             () = cancel.cancelled() => Err(EngineError::Stopped),

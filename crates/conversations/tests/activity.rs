@@ -147,6 +147,7 @@ fn questions_answered_and_waiting() {
                 provenance: vec![],
                 told: None,
                 after_reading: false,
+                narrow: None,
             }),
         )
     };
@@ -162,6 +163,7 @@ fn questions_answered_and_waiting() {
                     ask: "a1".into(),
                     answer: Answer::Deny,
                     by: "owner".into(),
+                    narrow: false,
                 }),
             ),
             ask(3, "a2"),
@@ -188,7 +190,7 @@ fn questions_answered_and_waiting() {
         .iter()
         .map(|r| r.row.state.clone().unwrap())
         .collect();
-    assert_eq!(states, ["waiting", "you said no"]);
+    assert_eq!(states, ["needs you", "you said no"]);
 }
 
 #[tokio::test]

@@ -23,6 +23,7 @@ fn body(n: u64) -> Body {
         text: format!("event {n} {}", "x".repeat((n % 300) as usize)),
         name: None,
         app: None,
+        replaces: None,
     })
 }
 

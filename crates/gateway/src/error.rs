@@ -68,6 +68,12 @@ impl From<ChatError> for ApiError {
             ChatError::NotWaiting(_) => StatusCode::CONFLICT,
             ChatError::Skill(_) | ChatError::TurnRunning => StatusCode::CONFLICT,
             ChatError::NotHeld(_) | ChatError::Artifact(_) => StatusCode::NOT_FOUND,
+            ChatError::EmptyTitle => StatusCode::BAD_REQUEST,
+            ChatError::Working | ChatError::NothingToRetry | ChatError::NotLastMessage => {
+                StatusCode::CONFLICT
+            }
+            ChatError::UnknownProvider(_) => StatusCode::NOT_FOUND,
+            ChatError::Trash(_) => StatusCode::INTERNAL_SERVER_ERROR,
             ChatError::Log(LogError::Busy(_)) => StatusCode::CONFLICT,
             ChatError::Log(_) => StatusCode::INTERNAL_SERVER_ERROR,
         };

@@ -31,7 +31,24 @@ pub fn router(state: AppState) -> Router {
             "/api/chats",
             post(routes::chats::create).get(routes::chats::list),
         )
-        .route("/api/chats/{id}", get(routes::chats::show))
+        .route(
+            "/api/chats/{id}",
+            get(routes::chats::show).delete(routes::chats::delete),
+        )
+        .route("/api/chats/{id}/title", post(routes::chats::rename))
+        .route("/api/chats/{id}/archive", post(routes::chats::archive))
+        .route("/api/chats/{id}/model", post(routes::chats::pick_model))
+        .route("/api/chats/{id}/retry", post(routes::chats::retry))
+        .route(
+            "/api/providers",
+            get(routes::providers::list).post(routes::providers::add),
+        )
+        .route(
+            "/api/providers/default",
+            post(routes::providers::set_default),
+        )
+        .route("/api/providers/{name}", delete(routes::providers::remove))
+        .route("/api/providers/{name}/test", post(routes::providers::test))
         .route("/api/chats/{id}/events", get(routes::chats::events))
         .route("/api/chats/{id}/stream", get(routes::stream::stream))
         .route(
@@ -128,6 +145,7 @@ pub fn router(state: AppState) -> Router {
         .route("/skills/{id}", get(routes::pages::home))
         .route("/settings", get(routes::pages::home))
         .route("/settings/security", get(routes::pages::home))
+        .route("/settings/models", get(routes::pages::home))
         .route("/activity", get(routes::pages::home))
         .route("/apps/{id}", get(routes::pages::home))
         .route("/memories", get(routes::pages::home));

@@ -43,6 +43,7 @@ fn chat(events: u64, marks: u64, always: u64) -> Vec<Event> {
                 text: format!("Please look at https://docs.example/{n} and fix item {n}."),
                 name: None,
                 app: None,
+                replaces: None,
             }),
         );
         let call = format!("c{n}");
@@ -105,6 +106,7 @@ fn chat(events: u64, marks: u64, always: u64) -> Vec<Event> {
                     provenance: vec![],
                     told: None,
                     after_reading: false,
+                    narrow: None,
                 }),
             );
             push(
@@ -113,6 +115,7 @@ fn chat(events: u64, marks: u64, always: u64) -> Vec<Event> {
                     ask,
                     answer: Answer::Always,
                     by: "owner".into(),
+                    narrow: false,
                 }),
             );
             made_always += 1;

@@ -59,6 +59,10 @@ pub enum Decision {
         /// What Always allow would let through for the rest of the chat;
         /// None when it isn't offered.
         always: Option<Vec<String>>,
+        /// The narrower choice for a command: the same keys, each for this
+        /// command's program (and subcommand) only (`run_command@git push`;
+        /// see [`crate::always`]). None when it isn't offered.
+        narrow: Option<Vec<String>>,
         /// What the chat is told when someone else's words are in it.
         told: Option<String>,
     },
@@ -127,6 +131,28 @@ fn after_reading_rule(action: &Action, chat: &ChatView) -> Option<Rule> {
     }
 }
 
+/// What a mark does to the questions in this chat now: the decision below
+/// and the first mark's words both read it.
+pub fn after_reading(
+    mode: Mode,
+    chat: &ChatView,
+    check_after_reading: bool,
+) -> words::AfterReading {
+    if !check_after_reading {
+        words::AfterReading::Off
+    } else if full_trust_skips(mode, chat) {
+        words::AfterReading::FullTrust
+    } else {
+        words::AfterReading::Checks
+    }
+}
+
+/// Full trust, in a chat someone is in with nobody else's words: the mark
+/// is recorded, but nothing asks because of it.
+fn full_trust_skips(mode: Mode, chat: &ChatView) -> bool {
+    mode == Mode::Full && chat.someone_there() && !chat.others_words()
+}
+
 pub fn decide(call: Call<'_>, chat: &ChatView, settings: &Settings) -> Decision {
     let tool = call.tool;
     let policy = settings.policy(tool);
@@ -137,6 +163,7 @@ pub fn decide(call: Call<'_>, chat: &ChatView, settings: &Settings) -> Decision 
         };
     }
     // A command is read once, as the shell will read it, for every check.
+    let mut signature = None;
     let touched = if let Action::Command { command, .. } = call.action {
         let reading = protocol::shell::read(command, &settings.protected.context());
         if powers_in(&reading) {
@@ -145,6 +172,7 @@ pub fn decide(call: Call<'_>, chat: &ChatView, settings: &Settings) -> Decision 
                 sentence: words::protected_power(command),
             };
         }
+        signature = crate::always::signature(&reading);
         settings.protected.command_touches(command, &reading)
     } else {
         settings.protected.touched_by(call.action)
@@ -267,8 +295,7 @@ pub fn decide(call: Call<'_>, chat: &ChatView, settings: &Settings) -> Decision 
             let there = chat.someone_there();
             // Full trust, in a chat someone is in with nobody else's words:
             // it still records the mark, but doesn't ask.
-            let full_skips = mode == Mode::Full && there && !others;
-            if !full_skips {
+            if !full_trust_skips(mode, chat) {
                 let held = chat.held_taints().count();
                 note = Some(words::guard_note(mark, held - 1, tool, call.action));
                 // The browser keeps its own "always" (per site, below).
@@ -369,7 +396,15 @@ pub fn decide(call: Call<'_>, chat: &ChatView, settings: &Settings) -> Decision 
         });
     }
 
-    reasons.retain(|r| !r.satisfied_by.iter().any(|k| chat.always.contains(k)));
+    // A narrower answer covers what its wider key covers, for a command
+    // with exactly its signature.
+    let covered = |key: &String| {
+        chat.always.contains(key)
+            || signature
+                .as_deref()
+                .is_some_and(|sig| chat.always.contains(&crate::always::narrow_key(key, sig)))
+    };
+    reasons.retain(|r| !r.satisfied_by.iter().any(covered));
     if reasons.is_empty() {
         return Decision::Allow;
     }
@@ -387,6 +422,14 @@ pub fn decide(call: Call<'_>, chat: &ChatView, settings: &Settings) -> Decision 
         Some(keys)
     } else {
         None
+    };
+    let narrow = match (&always, &signature) {
+        (Some(keys), Some(sig)) => Some(
+            keys.iter()
+                .map(|k| crate::always::narrow_key(k, sig))
+                .collect(),
+        ),
+        _ => None,
     };
     if reasons.iter().any(|r| r.rule == Rule::NobodyThere) {
         note = Some(match note {
@@ -412,6 +455,7 @@ pub fn decide(call: Call<'_>, chat: &ChatView, settings: &Settings) -> Decision 
         question,
         note,
         always,
+        narrow,
         told,
     }
 }

@@ -12,6 +12,7 @@
 //! are a speed bump, not a box: sealing is the box.
 
 pub mod address;
+pub mod always;
 mod decide;
 mod hold;
 pub mod keys;
@@ -26,7 +27,7 @@ mod walk;
 pub mod words;
 pub mod work_folder;
 
-pub use decide::{decide, Call, Decision, Settings};
+pub use decide::{after_reading, decide, Call, Decision, Settings};
 pub use hold::{off_list, on_list};
 pub use keys::{places as key_places, KeyPlace, Place, Root, KEY_PLACES};
 pub use mark::mark_for;

@@ -136,8 +136,21 @@ pub fn did(mark: &Mark) -> String {
     }
 }
 
+/// What reading does to the questions from here on, as the guard decides
+/// it (see [`crate::after_reading`]): the first mark's line says this, so it
+/// is always what then happens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AfterReading {
+    /// Commands, outside changes and sends ask from here on.
+    Checks,
+    /// Full trust in a chat someone is in: nothing stops to ask.
+    FullTrust,
+    /// Settings → Security → "Check before acting on what it read" is off.
+    Off,
+}
+
 /// The quiet transcript line, the first time a chat is marked.
-pub fn first_mark(source: MarkSource, what: &str) -> String {
+pub fn first_mark(source: MarkSource, what: &str, then: AfterReading) -> String {
     let opening = match source {
         MarkSource::Page => format!("Read {what}."),
         MarkSource::Search => "Searched the web.".to_owned(),
@@ -147,9 +160,17 @@ pub fn first_mark(source: MarkSource, what: &str) -> String {
         MarkSource::Carried if what.starts_with("a memory") => format!("Was given {what}."),
         MarkSource::Carried => format!("Took in what {what} read."),
     };
-    format!(
-        "{opening} From here on, I'll check with you before running commands or sending anything."
-    )
+    match then {
+        AfterReading::Checks => format!(
+            "{opening} From here on, I'll check with you before running commands or sending anything."
+        ),
+        AfterReading::FullTrust => format!(
+            "{opening} It's on the record. In Full trust I keep going without stopping to ask; for a chat that reads strangers' pages, Ask mode has me check with you first."
+        ),
+        AfterReading::Off => format!(
+            "{opening} It's on the record. Checking before acting on what it read is off (Settings → Security), so I won't stop to ask because of it."
+        ),
+    }
 }
 
 /// What the checked step is, for the note: "run a command".

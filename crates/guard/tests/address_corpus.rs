@@ -50,6 +50,7 @@ fn chat(owner: &str, pages: &[String]) -> ChatView {
             text: owner.to_owned(),
             name: None,
             app: None,
+            replaces: None,
         }),
     )];
     for (i, page) in pages.iter().enumerate() {

@@ -15,6 +15,7 @@ fn log_lines(n: u64) -> Vec<u8> {
                 ),
                 name: None,
                 app: None,
+                replaces: None,
             })
         } else {
             Body::Reply(Reply {

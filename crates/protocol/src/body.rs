@@ -95,6 +95,11 @@ pub struct Message {
     /// The chat app it came through.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub app: Option<String>,
+    /// The owner's earlier message this one takes the place of ("Edit and
+    /// resend", "Retry"): its `seq`. The earlier one and what followed it
+    /// stay in the log; the model sees this one instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replaces: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -179,6 +184,9 @@ pub enum Body {
     ReviewJudged(crate::review::ReviewJudged),
     Memory(crate::memory::MemoryEvent),
     MemoriesUsed(crate::memory::MemoriesUsed),
+    ChatRenamed(crate::chat_meta::ChatRenamed),
+    ChatArchived(crate::chat_meta::ChatArchived),
+    ModelChanged(crate::chat_meta::ModelChanged),
     /// A type this version doesn't know, or a known type whose fields it can't
     /// read. The line stays in the log as it was; folds skip it.
     Unknown {
@@ -209,6 +217,9 @@ impl Body {
             Body::ReviewJudged(_) => "review.judged",
             Body::Memory(_) => "memory",
             Body::MemoriesUsed(_) => "memories.used",
+            Body::ChatRenamed(_) => "chat.renamed",
+            Body::ChatArchived(_) => "chat.archived",
+            Body::ModelChanged(_) => "model.changed",
             Body::Unknown { kind } => kind,
         }
     }
@@ -256,6 +267,11 @@ pub struct PermissionRequested {
     /// absent when it isn't offered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub always: Option<Vec<String>>,
+    /// The narrower choice for a command: the same keys, for this command's
+    /// program (and subcommand) only (`run_command@git push`); absent when
+    /// it isn't offered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub narrow: Option<Vec<String>>,
     /// Where each part of the request came from.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub provenance: Vec<Provenance>,
@@ -294,6 +310,10 @@ pub struct PermissionAnswered {
     /// Who answered: `owner`, `key:<name>`, or `mode` when a mode change
     /// made the question moot.
     pub by: String,
+    /// An `always` for the narrower choice (the question's `narrow`), not
+    /// the tool's.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub narrow: bool,
 }
 
 /// A question that ended without an answer.

@@ -127,6 +127,8 @@ pub struct PendingAsk {
     pub tool: String,
     pub action: Action,
     pub always: Option<Vec<String>>,
+    /// The narrower choice, for a command (see `PermissionRequested::narrow`).
+    pub narrow: Option<Vec<String>>,
 }
 
 /// A turn that has started and not ended.
@@ -144,8 +146,19 @@ pub struct ChatView {
     pub mode: Option<Mode>,
     pub last_seq: u64,
     pub open_turn: Option<OpenTurn>,
-    /// The first owner message, shortened: what a list of chats shows.
+    /// What a list of chats shows, as plain text: the name the owner gave
+    /// it (`chat.renamed`), else their first message, shortened.
     pub title: Option<String>,
+    /// The owner named it: its first message no longer does.
+    pub renamed: bool,
+    /// The owner archived it (`chat.archived`).
+    pub archived: bool,
+    /// The provider the owner picked for its turns (`model.changed`).
+    pub provider: Option<String>,
+    /// The `seq` of the owner's latest message, and its text.
+    pub last_owner: Option<(u64, String)>,
+    /// How the latest turn ended (None while it runs, or before any ended).
+    pub last_end: Option<EndReason>,
     pub messages: u64,
     pub turns: u64,
     /// Questions waiting for an answer, oldest first.
@@ -176,8 +189,6 @@ pub struct ChatView {
     /// the owner stopped the turn they were waiting on).
     handled_until: u64,
 }
-
-const TITLE_CHARS: usize = 80;
 
 /// How many recent outputs a fold keeps for the mark that may follow them.
 const RECENT_OUTPUTS: usize = 8;
@@ -214,14 +225,21 @@ impl ChatView {
                 self.created = Some(created.clone());
             }
             Body::ModeChanged(changed) => self.mode = Some(changed.mode),
+            Body::ChatRenamed(renamed) => {
+                self.title = Some(crate::title::plain(&renamed.title));
+                self.renamed = true;
+            }
+            Body::ChatArchived(archived) => self.archived = archived.archived,
+            Body::ModelChanged(changed) => self.provider = changed.provider.clone(),
             Body::Message(message) => {
                 self.messages += 1;
                 self.last_message = event.seq;
                 match message.from {
                     Speaker::Owner => {
                         if self.title.is_none() {
-                            self.title = Some(shorten(&message.text));
+                            self.title = Some(crate::title::plain(&message.text));
                         }
+                        self.last_owner = Some((event.seq, message.text.clone()));
                         self.seen.owner(&message.text);
                     }
                     Speaker::Person => {
@@ -311,6 +329,7 @@ impl ChatView {
             Body::TurnStarted(_) => {
                 apply_hold(&mut self.holds, self.open_turn.map(|t| t.seq), event);
                 self.turns += 1;
+                self.last_end = None;
                 self.handled_until = event.seq;
                 self.open_turn = Some(OpenTurn { seq: event.seq });
             }
@@ -318,6 +337,7 @@ impl ChatView {
                 if self.open_turn.map(|t| t.seq) == Some(ended.turn) {
                     self.open_turn = None;
                 }
+                self.last_end = Some(ended.reason);
                 // Stop means stop: what was queued behind the turn doesn't
                 // start another one by itself.
                 if ended.reason == EndReason::Stopped {
@@ -332,13 +352,20 @@ impl ChatView {
                 tool: asked.tool.clone(),
                 action: asked.action.clone(),
                 always: asked.always.clone(),
+                narrow: asked.narrow.clone(),
             }),
             Body::PermissionAnswered(answered) => {
                 if let Some(at) = self.pending.iter().position(|p| p.ask == answered.ask) {
                     let asked = self.pending.remove(at);
-                    // An "always" to a question that didn't offer it counts as once.
+                    // An "always" to a question that didn't offer it counts
+                    // as once; so does a narrower one it didn't offer.
                     if answered.answer == Answer::Always {
-                        self.always.extend(asked.always.unwrap_or_default());
+                        let keys = if answered.narrow {
+                            asked.narrow
+                        } else {
+                            asked.always
+                        };
+                        self.always.extend(keys.unwrap_or_default());
                     }
                 }
             }
@@ -439,16 +466,6 @@ pub(crate) fn digest(text: &str) -> u64 {
     h.finish()
 }
 
-fn shorten(text: &str) -> String {
-    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if line.chars().count() <= TITLE_CHARS {
-        return line;
-    }
-    let mut short: String = line.chars().take(TITLE_CHARS - 1).collect();
-    short.push('…');
-    short
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -469,6 +486,7 @@ mod tests {
             text: text.into(),
             name: None,
             app: None,
+            replaces: None,
         })
     }
 
@@ -591,6 +609,7 @@ mod tests {
                 provenance: vec![],
                 told: None,
                 after_reading: false,
+                narrow: None,
             }),
         )
     }
@@ -602,6 +621,7 @@ mod tests {
                 ask: ask.into(),
                 answer,
                 by: "owner".into(),
+                narrow: false,
             }),
         )
     }
@@ -816,6 +836,7 @@ mod tests {
                     text: "hi".into(),
                     name: Some("Eve".into()),
                     app: Some("telegram".into()),
+                    replaces: None,
                 }),
             ),
         ]);
@@ -843,7 +864,7 @@ mod tests {
     fn long_titles_are_shortened() {
         let view = ChatView::fold(&[ev(1, msg(&"word ".repeat(40), Speaker::Owner))]);
         let title = view.title.unwrap();
-        assert_eq!(title.chars().count(), TITLE_CHARS);
+        assert_eq!(title.chars().count(), crate::title::TITLE_CHARS);
         assert!(title.ends_with('…'));
     }
 }

@@ -10,6 +10,7 @@ mod action;
 pub mod activity;
 mod artifact;
 mod body;
+mod chat_meta;
 mod download;
 mod event;
 mod fold;
@@ -21,6 +22,7 @@ pub mod seen;
 pub mod shell;
 mod skill;
 mod time;
+pub mod title;
 mod tool_spec;
 
 pub use action::{Action, BrowserAction, BrowserOp, BrowserSend, MemoryOp};
@@ -31,6 +33,7 @@ pub use body::{
     PermissionAnswered, PermissionEnded, PermissionRequested, Provenance, Reply, Speaker, Taint,
     ToolCalled, ToolFinished, TurnEnded, TurnStarted,
 };
+pub use chat_meta::{ChatArchived, ChatRenamed, ModelChanged};
 pub use download::{
     download_host, git_subcommand, is_download, is_remote, only_exempt_fetches,
     was_download_before_2026_10_04,

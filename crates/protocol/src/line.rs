@@ -87,6 +87,9 @@ impl Event {
             "review.judged" => body_of(line, Body::ReviewJudged, kind),
             "memory" => body_of(line, Body::Memory, kind),
             "memories.used" => body_of(line, Body::MemoriesUsed, kind),
+            "chat.renamed" => body_of(line, Body::ChatRenamed, kind),
+            "chat.archived" => body_of(line, Body::ChatArchived, kind),
+            "model.changed" => body_of(line, Body::ModelChanged, kind),
             other => Body::Unknown {
                 kind: other.to_owned(),
             },
@@ -122,6 +125,9 @@ impl Event {
             Body::ReviewJudged(b) => object_fields(b),
             Body::Memory(b) => object_fields(b),
             Body::MemoriesUsed(b) => object_fields(b),
+            Body::ChatRenamed(b) => object_fields(b),
+            Body::ChatArchived(b) => object_fields(b),
+            Body::ModelChanged(b) => object_fields(b),
             Body::Unknown { .. } => String::new(),
         };
         let mut line = String::with_capacity(64 + fields.len());
@@ -185,6 +191,7 @@ mod tests {
                 text: "hi \"there\"\n".into(),
                 name: Some("Eve".into()),
                 app: Some("telegram".into()),
+                replaces: None,
             }),
             Body::TurnStarted(TurnStarted {
                 engine: "mock".into(),
@@ -258,7 +265,8 @@ mod tests {
                 from: Speaker::Owner,
                 text: "yo".into(),
                 name: None,
-                app: None
+                app: None,
+                replaces: None,
             })
         );
     }

@@ -154,6 +154,9 @@ impl<'de> Visitor<'de> for EventVisitor {
             "review.judged" => body(&mut map, e, Body::ReviewJudged)?,
             "memory" => body(&mut map, e, Body::Memory)?,
             "memories.used" => body(&mut map, e, Body::MemoriesUsed)?,
+            "chat.renamed" => body(&mut map, e, Body::ChatRenamed)?,
+            "chat.archived" => body(&mut map, e, Body::ChatArchived)?,
+            "model.changed" => body(&mut map, e, Body::ModelChanged)?,
             _ => {
                 while map.next_key::<IgnoredAny>()?.is_some() {
                     map.next_value::<IgnoredAny>()?;

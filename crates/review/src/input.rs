@@ -194,6 +194,7 @@ mod tests {
                 text: text.to_owned(),
                 name: None,
                 app: None,
+                replaces: None,
             }),
         }
     }

@@ -60,6 +60,7 @@ mod tests {
             question: String::new(),
             note: None,
             always: None,
+            narrow: None,
             told: None,
         }
     }

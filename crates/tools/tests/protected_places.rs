@@ -69,9 +69,15 @@ fn planted_home() -> Home {
         &conch.to_string_lossy(),
         &var,
     );
+    let tag = home
+        .file_name()
+        .map(|n| n.to_string_lossy().trim_start_matches(".tmp").to_owned())
+        .unwrap_or_default();
     let mut planted = Vec::new();
     for (i, place) in protected.keys.iter().enumerate() {
-        let secret = format!("SECRET-{i:03}-planted");
+        // Unique to this home: a search from / also walks the homes other
+        // tests plant at the same time, and their secrets aren't ours.
+        let secret = format!("SECRET-{i:03}-planted-{tag}");
         let file = match &place.prefix {
             Some(prefix) => PathBuf::from(&place.path).join(format!("{prefix}.toml")),
             None if is_file_place(&place.path) => PathBuf::from(&place.path),
@@ -85,8 +91,9 @@ fn planted_home() -> Home {
         planted.push((file, secret));
     }
     std::fs::create_dir_all(&conch).unwrap();
-    std::fs::write(conch.join("owner.json"), "SECRET-conch-owner\n").unwrap();
-    planted.push((conch.join("owner.json"), "SECRET-conch-owner".into()));
+    let owner = format!("SECRET-conch-owner-{tag}");
+    std::fs::write(conch.join("owner.json"), format!("{owner}\n")).unwrap();
+    planted.push((conch.join("owner.json"), owner));
     assert!(
         planted.len() >= 60,
         "every place is planted: {}",

@@ -13,6 +13,7 @@ import { Changes } from "./Changes";
 import { Code } from "./Code";
 import { kindWord } from "./kinds";
 import { useText, View } from "./View";
+import { copy } from "../copy";
 
 export interface Shown {
   id: string;
@@ -59,25 +60,6 @@ export function useArtifact(id: string): { artifact: Artifact | null; error: str
     };
   }, [id]);
   return state.id === id ? state : { artifact: null, error: null };
-}
-
-/** Copies text: the Clipboard API, or where it says no (the page isn't
- *  focused, say), a selected hidden text box. */
-async function copy(text: string): Promise<void> {
-  try {
-    await navigator.clipboard.writeText(text);
-    return;
-  } catch {
-    const box = document.createElement("textarea");
-    box.value = text;
-    box.setAttribute("readonly", "");
-    box.className = "visually-hidden";
-    document.body.append(box);
-    box.select();
-    const done = document.execCommand("copy");
-    box.remove();
-    if (!done) throw new Error("Conch couldn't copy it: your browser said no. Select the text in the Code tab instead.");
-  }
 }
 
 const TABS: Tab[] = ["view", "code", "changes"];

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, type ActivityRow, type ReviewTotals } from "../api";
 import { navigate } from "../router";
+import "../pages.css";
 
 const FILTERS: { id: string; label: string; kinds?: string[]; waiting?: boolean }[] = [
   { id: "all", label: "Everything" },

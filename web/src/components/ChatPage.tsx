@@ -1,11 +1,12 @@
-import { useEffect, useMemo, useRef, useState } from "preact/hooks";
-import { api, type Mode } from "../api";
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
+import { api, type ChatInfo, type Mode, type Provider } from "../api";
 import { changed, onShowBeside } from "../artifacts/cache";
 import { lazyPart } from "../artifacts/lazy";
-import { fold, type Question } from "../events";
+import { fold, type HoldLine, type Question } from "../events";
 import { ChatStream, type Live } from "../stream";
+import { ChatHead } from "./ChatHead";
 import { Composer } from "./Composer";
-import { HoldsBar } from "./HoldsBar";
+import type { Covers } from "./QuestionCard";
 import { Transcript } from "./Transcript";
 
 /** What the panel beside the chat shows. */
@@ -15,6 +16,13 @@ export interface Shown {
 }
 
 const usePanel = lazyPart(() => import("../artifacts/Panel"));
+const useHolds = lazyPart(() => import("./HoldsBar"));
+
+/** The holds bar, loaded the first time a chat is held to a skill. */
+function Holds(props: { holds: HoldLine[]; busy: boolean; onStop: (skill: string) => Promise<void> }) {
+  const part = useHolds();
+  return part ? <part.HoldsBar {...props} /> : null;
+}
 
 /** The panel, loaded the first time something is shown beside a chat. */
 function PanelSlot(props: { shown: Shown; chat: string; onShow: (s: Shown) => void; onClose: () => void }) {
@@ -29,10 +37,25 @@ function PanelSlot(props: { shown: Shown; chat: string; onShow: (s: Shown) => vo
   return <part.Panel {...props} />;
 }
 
-export function ChatPage(props: { id: string; onActivity: () => void; holdsRef: (h: { skill: string; stop: () => void }[]) => void }) {
+/** Events after which what the chat is (its name, model) is read again. */
+const ABOUT = new Set(["chat.renamed", "chat.archived", "model.changed", "turn.ended"]);
+
+export function ChatPage(props: {
+  id: string;
+  onActivity: () => void;
+  holdsRef: (h: { skill: string; stop: () => void }[]) => void;
+  /** The chat was deleted or archived: the shell moves on. */
+  onGone: (how: "deleted" | "archived") => void;
+  /** The chat's title, for the shell's top bar and the tab. */
+  onTitle: (title: string | null) => void;
+}) {
   const [live, setLive] = useState<Live>({ events: [], streaming: new Map(), connected: false, historyEnd: 0 });
   const [error, setError] = useState<string | null>(null);
-  const bottom = useRef<HTMLDivElement>(null);
+  const [info, setInfo] = useState<ChatInfo | null>(null);
+  const [providers, setProviders] = useState<Provider[]>([]);
+  const scroller = useRef<HTMLDivElement>(null);
+  // Following the newest words, unless the owner scrolled up to read.
+  const following = useRef(true);
   // Opened at a moment (from Activity): `?at=<seq>` is scrolled to and
   // marked, once its events are in.
   const target = useRef<number | null>(Number(new URLSearchParams(location.search).get("at")) || null);
@@ -41,6 +64,7 @@ export function ChatPage(props: { id: string; onActivity: () => void; holdsRef: 
   const [shown, setShown] = useState<Shown | null>(null);
   const closed = useRef(false);
   const seen = useRef(0);
+  const fail = (e: unknown) => setError(e instanceof Error ? e.message : String(e));
   useEffect(() => {
     setShown(null);
     closed.current = false;
@@ -72,16 +96,27 @@ export function ChatPage(props: { id: string; onActivity: () => void; holdsRef: 
   useEffect(() => {
     setLive({ events: [], streaming: new Map(), connected: false, historyEnd: 0 });
     setError(null);
+    setInfo(null);
+    following.current = true;
     const stream = new ChatStream(props.id, setLive);
-    stream.start().catch((e) => setError(e instanceof Error ? e.message : String(e)));
+    stream.start().catch(fail);
     return () => stream.close();
   }, [props.id]);
   const folded = useMemo(() => fold(live.events), [live.events, live.events.length]);
+  // What the chat is: read again when its name or model may have changed.
+  const aboutKey = live.events.filter((e) => ABOUT.has(e.type)).length + (folded.lastOwner ? 1 : 0);
+  useEffect(() => {
+    api.chat(props.id).then(setInfo, () => undefined);
+    api.providers().then((p) => setProviders(p.providers), () => undefined);
+  }, [props.id, aboutKey]);
+  const title = info?.title ?? null;
+  useEffect(() => props.onTitle(title), [title]);
   const running = folded.openTurn !== null || live.streaming.size > 0;
-  // The sidebar shows whether a chat is working: tell it when that changes.
+  // The sidebar shows whether a chat is working or needs you: tell it when
+  // that changes.
   useEffect(() => {
     if (live.events.length) props.onActivity();
-  }, [running]);
+  }, [running, folded.pending.length]);
   useEffect(() => {
     const at = target.current;
     if (at === null || !live.events.length || live.events[live.events.length - 1].seq < at) return;
@@ -89,23 +124,44 @@ export function ChatPage(props: { id: string; onActivity: () => void; holdsRef: 
     const row = rows.filter((r) => Number(r.dataset.seq) <= at).pop() ?? rows[0];
     if (!row) return;
     target.current = null;
+    following.current = false;
     row.scrollIntoView({ block: "center" });
     row.classList.add("highlight");
     row.setAttribute("data-target", "");
   }, [live]);
-  // Follow the newest words, unless the owner scrolled up to read.
-  useEffect(() => {
-    const el = bottom.current;
-    if (!el || target.current !== null || document.querySelector("[data-target]")) return;
-    const near = window.innerHeight + window.scrollY >= document.body.scrollHeight - 200;
-    const main = el.closest(".chat-scroll");
-    const inMain = main ? main.scrollHeight - main.scrollTop - main.clientHeight < 200 : near;
-    if (inMain || near) el.scrollIntoView({ block: "end" });
-  }, [live]);
-  const answer = async (q: Question, a: "once" | "always" | "deny") => {
-    await api.answer(props.id, q.ask, a);
-  };
+  // The newest words and a waiting card are in view: the composer sits
+  // below the scrolling part, never over it.
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (!el || target.current !== null || !following.current) return;
+    el.scrollTop = el.scrollHeight;
+  }, [live, shown]);
   const firstPending = folded.pending[0]?.ask ?? null;
+  useEffect(() => {
+    if (!firstPending) return;
+    const card = document.querySelector<HTMLElement>(`[data-ask="${CSS.escape(firstPending)}"]`);
+    card?.scrollIntoView({ block: "nearest" });
+  }, [firstPending]);
+  useEffect(() => {
+    const el = scroller.current;
+    if (!el) return;
+    const onScroll = () => {
+      following.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
+    };
+    el.addEventListener("scroll", onScroll, { passive: true });
+    // A resize (a phone's keyboard, the panel) keeps the newest in view.
+    const ro = new ResizeObserver(() => {
+      if (following.current) el.scrollTop = el.scrollHeight;
+    });
+    ro.observe(el);
+    return () => {
+      el.removeEventListener("scroll", onScroll);
+      ro.disconnect();
+    };
+  }, []);
+  const answer = async (q: Question, a: "once" | "always" | "deny", covers?: Covers) => {
+    await api.answer(props.id, q.ask, a, covers);
+  };
   // Keyboard: o, a, d answer the first waiting question when the owner
   // isn't typing.
   useEffect(() => {
@@ -118,7 +174,7 @@ export function ChatPage(props: { id: string; onActivity: () => void; holdsRef: 
       const a = e.key === "o" ? "once" : e.key === "d" ? "deny" : e.key === "a" && q.always ? "always" : null;
       if (a) {
         e.preventDefault();
-        void answer(q, a).catch((err) => setError(err instanceof Error ? err.message : String(err)));
+        void answer(q, a, a === "always" ? "tool" : undefined).catch(fail);
       }
     };
     addEventListener("keydown", onKey);
@@ -131,55 +187,81 @@ export function ChatPage(props: { id: string; onActivity: () => void; holdsRef: 
     props.holdsRef(
       folded.holds.map((h) => ({
         skill: h.skill,
-        stop: () => void stopHolding(h.skill).catch((e) => setError(e instanceof Error ? e.message : String(e))),
+        stop: () => void stopHolding(h.skill).catch(fail),
       })),
     );
   }, [folded.holds.map((h) => h.skill).join("\n")]);
+  const others = live.events.some((e) => e.type === "message" && e.from === "person");
+  const canRetry = !running && (folded.lastEnd === "error" || folded.lastEnd === "interrupted") && folded.lastOwner !== null;
   return (
     <div class={`chat-area${shown ? " with-panel" : ""}`}>
-    <div class="chat-scroll">
-    <div class="chat">
-      {error && (
-        <p class="error banner" role="alert">
-          {error}
-        </p>
-      )}
-      {!live.connected && live.events.length > 0 && <p class="quiet reconnecting">Reconnecting…</p>}
-      <Transcript
-        entries={folded.entries}
-        streaming={live.streaming}
-        firstPending={firstPending}
-        onAnswer={answer}
-        shown={shown}
-        onOpenArtifact={(id, version) => show({ id, version })}
-      />
-      <div ref={bottom} />
-      <div class="dock">
-        <HoldsBar holds={folded.holds} busy={running} onStop={stopHolding} />
-        <Composer
-          mode={folded.mode}
-          running={running}
-          onSend={async (text) => {
-            await api.post(props.id, text);
-            props.onActivity();
-          }}
-          onStop={() => void api.stop(props.id)}
-          onMode={(m: Mode) => void api.setMode(props.id, m).catch((e) => setError(e instanceof Error ? e.message : String(e)))}
-        />
+      <div class="chat-column">
+        <ChatHead id={props.id} info={info} onChanged={() => api.chat(props.id).then(setInfo, () => undefined)} onGone={props.onGone} onError={fail} />
+        <div class="chat-scroll" ref={scroller}>
+          <div class="chat">
+            {error && (
+              <p class="error banner" role="alert">
+                {error}
+              </p>
+            )}
+            {!live.connected && live.events.length > 0 && <p class="quiet reconnecting">Reconnecting…</p>}
+            <Transcript
+              entries={folded.entries}
+              streaming={live.streaming}
+              firstPending={firstPending}
+              onAnswer={answer}
+              shown={shown}
+              onOpenArtifact={(id, version) => show({ id, version })}
+              lastOwner={running ? null : folded.lastOwner}
+              canRetry={canRetry}
+              others={others}
+              onRetry={() => api.retry(props.id).then(() => props.onActivity(), fail)}
+              onResend={async (text, replaces) => {
+                following.current = true;
+                await api.resend(props.id, text, replaces);
+                props.onActivity();
+                setTimeout(() => document.querySelector<HTMLElement>("textarea[aria-label=Message]")?.focus(), 0);
+              }}
+            />
+          </div>
+        </div>
+        <div class="dock">
+          {folded.holds.length > 0 && <Holds holds={folded.holds} busy={running} onStop={stopHolding} />}
+          <Composer
+            mode={folded.mode}
+            running={running}
+            focus={live.historyEnd > 0 && !firstPending && target.current === null}
+            onSend={async (text) => {
+              following.current = true;
+              await api.post(props.id, text);
+              props.onActivity();
+            }}
+            onStop={() => void api.stop(props.id)}
+            onMode={(m: Mode) => void api.setMode(props.id, m).catch(fail)}
+            onLeave={() => {
+              // Escape: the card's keys work again; its first button has focus.
+              if (firstPending) document.querySelector<HTMLElement>(`[data-ask="${CSS.escape(firstPending)}"] .answers button`)?.focus();
+            }}
+            models={{
+              providers,
+              current: info?.provider ?? null,
+              engine: info?.engine ?? "mock",
+              onPick: (p) => void api.pickModel(props.id, p).then(() => api.chat(props.id).then(setInfo), fail),
+            }}
+          />
+        </div>
       </div>
-    </div>
-    </div>
-    {shown && (
-      <PanelSlot
-        shown={shown}
-        chat={props.id}
-        onShow={setShown}
-        onClose={() => {
-          closed.current = true;
-          setShown(null);
-        }}
-      />
-    )}
+      {shown && (
+        <PanelSlot
+          shown={shown}
+          chat={props.id}
+          onShow={setShown}
+          onClose={() => {
+            closed.current = true;
+            setShown(null);
+          }}
+        />
+      )}
     </div>
   );
 }

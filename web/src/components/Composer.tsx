@@ -1,6 +1,24 @@
-import { useState } from "preact/hooks";
-import type { Mode } from "../api";
+import { useEffect, useRef, useState } from "preact/hooks";
+import type { Mode, Provider } from "../api";
 import { MODES } from "../words";
+
+/** The model the chat's next turn runs on, and the picker that changes it. */
+export interface Models {
+  providers: Provider[];
+  /** The provider the next turn runs on (picked, or the default). */
+  current: string | null;
+  /** What answers when no provider is set up. */
+  engine: string;
+  onPick: (provider: string) => void;
+}
+
+/** The message box grows with what is typed, up to ten lines. */
+function fit(box: HTMLTextAreaElement | null) {
+  if (!box) return;
+  box.style.height = "auto";
+  const line = parseFloat(getComputedStyle(box).lineHeight) || 22;
+  box.style.height = `${Math.min(box.scrollHeight + 2, line * 10 + 18)}px`;
+}
 
 export function Composer(props: {
   mode: string;
@@ -8,10 +26,21 @@ export function Composer(props: {
   onSend: (text: string) => Promise<void>;
   onStop: () => void;
   onMode: (m: Mode) => void;
+  /** Escape: leave the box (so a card's keys work). */
+  onLeave?: () => void;
+  models?: Models;
+  /** Put the cursor in the box when the chat opens. */
+  focus?: boolean;
 }) {
   const [text, setText] = useState("");
   const [error, setError] = useState<string | null>(null);
+  const box = useRef<HTMLTextAreaElement>(null);
   const current = MODES.find((m) => m.mode === props.mode);
+  useEffect(() => {
+    // On a touch screen the keyboard would cover the chat: wait for a tap.
+    if (props.focus && !matchMedia("(pointer: coarse)").matches && document.activeElement === document.body) box.current?.focus();
+  }, [props.focus]);
+  useEffect(() => fit(box.current), [text]);
   const send = async () => {
     const t = text.trim();
     if (!t) return;
@@ -23,37 +52,57 @@ export function Composer(props: {
       setError(e instanceof Error ? e.message : String(e));
     }
   };
+  const m = props.models;
   return (
     <div class="composer">
       <textarea
+        ref={box}
         aria-label="Message"
         placeholder="Write to Conch"
-        rows={2}
+        rows={1}
         value={text}
-        onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
+        onInput={(e) => {
+          const target = e.target as HTMLTextAreaElement;
+          setText(target.value);
+          // Now, not after the next paint: the box never lags what is typed.
+          fit(target);
+        }}
         onKeyDown={(e) => {
           if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
             e.preventDefault();
             void send();
+          } else if (e.key === "Escape") {
+            e.preventDefault();
+            box.current?.blur();
+            props.onLeave?.();
           }
         }}
       />
       <div class="composer-row">
-        <label class="mode">
-          <span class="visually-hidden">Mode</span>
+        <select aria-label="Mode" aria-describedby="mode-says" value={props.mode} onChange={(e) => props.onMode((e.target as HTMLSelectElement).value as Mode)}>
+          {MODES.map((x) => (
+            <option key={x.mode} value={x.mode}>
+              {x.name}
+            </option>
+          ))}
+        </select>
+        {m && (
           <select
-            aria-label="Mode"
-            value={props.mode}
-            onChange={(e) => props.onMode((e.target as HTMLSelectElement).value as Mode)}
+            aria-label="Next turn runs on"
+            title="The model that answers the next turn"
+            value={m.current ?? ""}
+            disabled={!m.providers.length}
+            onChange={(e) => m.onPick((e.target as HTMLSelectElement).value)}
           >
-            {MODES.map((m) => (
-              <option key={m.mode} value={m.mode}>
-                {m.name}
+            {m.providers.map((p) => (
+              <option key={p.name} value={p.name}>
+                {p.model} ({p.name})
               </option>
             ))}
+            {!m.providers.some((p) => p.name === m.current) && <option value="">{m.engine === "mock" ? "Mock engine" : m.engine}</option>}
           </select>
-        </label>
-        <span class="mode-says quiet">
+        )}
+        <span id="mode-says" class="mode-says quiet">
           {current?.says}
           {current?.warning && <strong class="warning"> {current.warning}</strong>}
         </span>

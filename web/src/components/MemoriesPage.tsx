@@ -5,6 +5,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, type Memory } from "../api";
 import { navigate } from "../router";
+import "../pages.css";
 
 function Source({ m }: { m: Memory }) {
   const chat = m.source.chat;

@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { ChatSummary, Skill } from "../api";
+import "../pages.css";
 
 export interface Command {
   label: string;
@@ -33,6 +34,10 @@ export function Palette(props: { chats: ChatSummary[]; skills: Skill[]; commands
         <input
           ref={input}
           aria-label="Find chats, skills and commands"
+          role="combobox"
+          aria-expanded="true"
+          aria-controls="palette-results"
+          aria-activedescendant={items[at] ? `palette-${at}` : undefined}
           placeholder="Find chats, skills and commands"
           value={q}
           onInput={(e) => {
@@ -54,9 +59,9 @@ export function Palette(props: { chats: ChatSummary[]; skills: Skill[]; commands
             }
           }}
         />
-        <ul role="listbox">
+        <ul role="listbox" id="palette-results" aria-label="What matches">
           {items.map((i, n) => (
-            <li key={`${i.hint}:${i.label}:${n}`} role="option" aria-selected={n === at} class={n === at ? "at" : ""} onClick={() => run(i)}>
+            <li key={`${i.hint}:${i.label}:${n}`} id={`palette-${n}`} role="option" aria-selected={n === at} class={n === at ? "at" : ""} onClick={() => run(i)}>
               {i.label}
               {i.hint && <span class="quiet"> {i.hint}</span>}
             </li>

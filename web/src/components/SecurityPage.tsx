@@ -1,6 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, type Check, type Safety } from "../api";
 import { navigate } from "../router";
+import "../pages.css";
 
 const PREFS: { key: keyof Safety; name: string; says: string; off: string }[] = [
   {

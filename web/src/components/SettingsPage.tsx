@@ -1,6 +1,9 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, type AccessKey } from "../api";
 import { navigate } from "../router";
+import { ModelsLink } from "./ModelsLink";
+import { NotifySetting } from "./NotifySetting";
+import "../pages.css";
 
 export function SettingsPage({ onSignOut }: { onSignOut: () => void }) {
   const [keys, setKeys] = useState<AccessKey[] | null>(null);
@@ -28,6 +31,8 @@ export function SettingsPage({ onSignOut }: { onSignOut: () => void }) {
           </a>
         </p>
       </section>
+      <ModelsLink />
+      <NotifySetting />
       <section>
         <h2>Access keys</h2>
         <p class="quiet">

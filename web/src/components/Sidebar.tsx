@@ -20,10 +20,13 @@ export function Sidebar(props: {
   onClose: () => void;
 }) {
   const [search, setSearch] = useState("");
+  const [archived, setArchived] = useState(false);
   const shown = useMemo(() => {
     const q = search.trim().toLowerCase();
-    return q ? props.chats.filter((c) => (c.title ?? "New chat").toLowerCase().includes(q)) : props.chats;
-  }, [props.chats, search]);
+    const list = props.chats.filter((c) => c.archived === archived);
+    return q ? list.filter((c) => (c.title ?? "New chat").toLowerCase().includes(q)) : list;
+  }, [props.chats, search, archived]);
+  const archivedCount = props.chats.filter((c) => c.archived).length;
   const go = (path: string) => {
     navigate(path);
     props.onClose();
@@ -57,12 +60,21 @@ export function Sidebar(props: {
               }}
             >
               <span class="title">{c.title || "New chat"}</span>
-              <span class="when">{c.running ? "working…" : when(c.updated)}</span>
+              {c.waiting > 0 ? (
+                <span class="when needs">needs you</span>
+              ) : (
+                <span class="when">{c.running ? "working…" : when(c.updated)}</span>
+              )}
             </a>
           </li>
         ))}
-        {shown.length === 0 && <li class="quiet empty">{search ? "No chat matches." : "No chats yet."}</li>}
+        {shown.length === 0 && <li class="quiet empty">{search ? "No chat matches." : archived ? "No archived chats." : "No chats yet."}</li>}
       </ul>
+      {(archivedCount > 0 || archived) && (
+        <button class="link archived-toggle" aria-pressed={archived} onClick={() => setArchived(!archived)}>
+          {archived ? "Back to your chats" : `Archived (${archivedCount})`}
+        </button>
+      )}
       {props.apps.length > 0 && (
         <section class="apps" aria-labelledby="apps-heading">
           <h2 id="apps-heading" class="side-heading">

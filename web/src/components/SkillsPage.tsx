@@ -2,6 +2,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api, type Skill } from "../api";
 import { navigate } from "../router";
 import { sourceName } from "../words";
+import "../pages.css";
 
 function Verdict({ v }: { v: Skill["verdict"] }) {
   return <span class={`badge verdict-${v}`}>{v === "clean" ? "Clean" : v === "caution" ? "Caution" : "Danger"}</span>;

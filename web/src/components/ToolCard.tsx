@@ -1,4 +1,5 @@
 import type { ToolEntry } from "../events";
+import { outcome } from "../words";
 
 function Diff({ text }: { text: string }) {
   return (
@@ -41,8 +42,11 @@ function Reached({ detail }: { detail: Record<string, unknown> }) {
 export function ToolCard({ entry }: { entry: ToolEntry }) {
   const d = entry.detail ?? {};
   const input = entry.input;
-  const done = entry.ok !== undefined;
-  const status = !done ? "running" : entry.ok ? "ok" : "failed";
+  const out = outcome(entry);
+  // What didn't run has no output of its own: what the model was told is
+  // for the model, and the badge says what happened.
+  const done = entry.ok !== undefined && out.ran;
+  const status = out.tone;
   let head: string;
   let body = null;
   switch (entry.tool) {
@@ -52,10 +56,9 @@ export function ToolCard({ entry }: { entry: ToolEntry }) {
       body = (
         <>
           {done && <pre class="output">{entry.output}</pre>}
-          {done && exit !== undefined && exit !== null && (
+          {done && exit !== undefined && (
             <p class="meta">
-              exit code {String(exit)}
-              {d.sealed === false ? " · not sealed" : d.sealed ? " · sealed" : ""}
+              {d.sealed === false ? "not sealed" : d.sealed ? "sealed" : ""}
               {typeof (d.duration_ms ?? d.durationMs) === "number" ? ` · ${d.duration_ms ?? d.durationMs} ms` : ""}
             </p>
           )}
@@ -84,10 +87,10 @@ export function ToolCard({ entry }: { entry: ToolEntry }) {
       body = done ? <pre class="output short">{entry.output}</pre> : null;
   }
   return (
-    <details class={`tool ${status}`} open={entry.tool === "run_command" || !entry.ok}>
+    <details class={`tool ${status}`} open={entry.tool === "run_command" || status === "failed"}>
       <summary>
         <span class="tool-name">{entry.tool}</span> <code class="tool-head">{head}</code>
-        <span class={`badge ${status}`}>{status === "running" ? "…" : status === "ok" ? "done" : "didn't run"}</span>
+        <span class={`badge ${status}`}>{out.says}</span>
       </summary>
       {entry.review && <p class={`meta review ${entry.review.outcome}`}>{reviewSays(entry.review)}</p>}
       {body}

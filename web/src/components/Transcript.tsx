@@ -1,126 +1,245 @@
-import { useMemo } from "preact/hooks";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { Entry, Question } from "../events";
+import { copy } from "../copy";
 import { renderMarkdown } from "../markdown";
-import { modeName } from "../words";
+import { modeLine } from "../words";
 import { kindWord } from "../artifacts/kinds";
 import { navigate } from "../router";
-import { QuestionCard } from "./QuestionCard";
+import { QuestionCard, type Covers } from "./QuestionCard";
 import { ToolCard } from "./ToolCard";
+import { lazyPart } from "../artifacts/lazy";
 
-function Markdown({ text }: { text: string }) {
-  const html = useMemo(() => renderMarkdown(text), [text]);
-  return <div class="markdown" dangerouslySetInnerHTML={{ __html: html }} />;
+// Edit and resend's box is loaded when first opened.
+const useEditing = lazyPart(() => import("./Editing"));
+
+function Editing(props: { text: string; onSend: (text: string) => Promise<void>; onCancel: () => void }) {
+  const part = useEditing();
+  return part ? <part.Editing {...props} /> : null;
 }
 
-export function Transcript(props: {
+/** A button that copies `text` and says so for a moment. */
+function CopyButton({ text, label }: { text: () => string; label: string }) {
+  const [said, setSaid] = useState<string | null>(null);
+  return (
+    <button
+      class="small copy"
+      aria-label={label}
+      onClick={() =>
+        copy(text()).then(
+          () => setSaid("Copied"),
+          (e) => setSaid(e instanceof Error ? e.message : "Couldn't copy"),
+        ).finally(() => setTimeout(() => setSaid(null), 1500))
+      }
+    >
+      {said ?? "Copy"}
+    </button>
+  );
+}
+
+/** A reply: Markdown, each code block with its own Copy. */
+function Markdown({ text }: { text: string }) {
+  const html = useMemo(() => renderMarkdown(text), [text]);
+  const box = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    for (const pre of box.current?.querySelectorAll("pre") ?? []) {
+      if (pre.parentElement?.classList.contains("code-block")) continue;
+      const wrap = document.createElement("div");
+      wrap.className = "code-block";
+      pre.replaceWith(wrap);
+      wrap.append(pre);
+      const button = document.createElement("button");
+      button.className = "small copy";
+      button.type = "button";
+      button.textContent = "Copy";
+      button.setAttribute("aria-label", "Copy this code");
+      button.addEventListener("click", () => {
+        copy(pre.innerText).then(
+          () => (button.textContent = "Copied"),
+          () => (button.textContent = "Couldn't copy"),
+        );
+        setTimeout(() => (button.textContent = "Copy"), 1500);
+      });
+      wrap.append(button);
+    }
+  }, [html]);
+  return <div ref={box} class="markdown" dangerouslySetInnerHTML={{ __html: html }} />;
+}
+
+export interface TranscriptProps {
   entries: Entry[];
   streaming: Map<number, string>;
   firstPending: string | null;
-  onAnswer: (q: Question, a: "once" | "always" | "deny") => Promise<void>;
+  onAnswer: (q: Question, a: "once" | "always" | "deny", covers?: Covers) => Promise<void>;
   shown?: { id: string; version: number } | null;
   onOpenArtifact?: (id: string, version: number) => void;
-}) {
+  /** The owner's last message, which Edit and resend replaces. */
+  lastOwner?: number | null;
+  /** A failed turn can be tried again (shown on the last error line). */
+  canRetry?: boolean;
+  /** Someone other than the owner wrote in the chat. */
+  others?: boolean;
+  onRetry?: () => Promise<void>;
+  onResend?: (text: string, replaces: number) => Promise<void>;
+}
+
+function row(e: Entry, props: TranscriptProps, edit: { at: number | null; set: (at: number | null) => void }, lastError: number | null) {
+  switch (e.type) {
+    case "message": {
+      const mine = e.from === "owner";
+      if (mine && edit.at === e.seq && props.onResend) {
+        return (
+          <li key={e.seq} class="message from-owner editing-item" data-seq={e.seq}>
+            <Editing text={e.text} onCancel={() => edit.set(null)} onSend={(t) => props.onResend!(t, e.seq).then(() => edit.set(null))} />
+          </li>
+        );
+      }
+      return (
+        <li key={e.seq} class={`message from-${e.from}`} data-seq={e.seq}>
+          {!mine && (
+            <span class="who">{e.from === "person" ? `${e.name ?? "Someone"}${e.app ? ` on ${e.app}` : ""}` : e.from === "task" ? "A task" : "A routine"}</span>
+          )}
+          {e.replaces !== undefined && <span class="who">{e.retry ? "Tried again" : "Edited"}</span>}
+          <p>{e.text}</p>
+          <span class="message-actions">
+            <CopyButton text={() => e.text} label="Copy what you wrote" />
+            {mine && !e.old && e.seq === props.lastOwner && props.onResend && (
+              <button class="small" onClick={() => edit.set(e.seq)}>
+                Edit and resend
+              </button>
+            )}
+          </span>
+        </li>
+      );
+    }
+    case "reply":
+      return (
+        <li key={e.seq} class="reply" data-seq={e.seq}>
+          <Markdown text={e.text} />
+          <span class="message-actions">
+            <CopyButton text={() => e.text} label="Copy the answer" />
+          </span>
+        </li>
+      );
+    case "tool":
+      return (
+        <li key={e.seq} class="tool-item" data-seq={e.seq}>
+          <ToolCard entry={e.entry} />
+        </li>
+      );
+    case "question":
+      return (
+        <li key={e.seq} class="question-item" data-seq={e.seq}>
+          <QuestionCard q={e.q} first={e.q.ask === props.firstPending} onAnswer={(a, c) => props.onAnswer(e.q, a, c)} />
+        </li>
+      );
+    case "marked":
+      return (
+        <li key={e.seq} class="line marked" data-seq={e.seq}>
+          {e.says}
+        </li>
+      );
+    case "skill":
+      return (
+        <li key={e.seq} class="line skill" data-seq={e.seq}>
+          {e.says}
+        </li>
+      );
+    case "memory":
+      return (
+        <li key={e.seq} class={`line memory${e.held ? " marked" : ""}`} data-seq={e.seq}>
+          {e.says}
+          {e.held && (
+            <>
+              {" "}
+              <a
+                href="/memories"
+                onClick={(ev) => {
+                  ev.preventDefault();
+                  navigate("/memories");
+                }}
+              >
+                Memories
+              </a>
+            </>
+          )}
+        </li>
+      );
+    case "hold-ended":
+      return (
+        <li key={e.seq} class="line hold-ended" data-seq={e.seq}>
+          You stopped holding this chat to {e.skill}'s list.
+        </li>
+      );
+    case "mode":
+      return (
+        <li key={e.seq} class="line mode-line" data-seq={e.seq}>
+          {modeLine(e.mode, e.marked, Boolean(props.others))}
+        </li>
+      );
+    case "artifact": {
+      const open = props.shown?.id === e.artifact && props.shown.version === e.version;
+      return (
+        <li key={e.seq} class={`artifact-card${open ? " open" : ""}`} data-seq={e.seq} data-artifact={e.artifact}>
+          <span class="badge">{kindWord(e.kind)}</span> <strong>{e.title}</strong>{" "}
+          <span class="quiet">
+            {e.action} · version {e.version}
+            {e.navigates ? " · has a way out, shown with scripts off" : ""}
+          </span>{" "}
+          {props.onOpenArtifact && (
+            <button class="small" aria-pressed={open} onClick={() => props.onOpenArtifact?.(e.artifact, e.version)}>
+              {open ? "Shown" : "Open"}
+            </button>
+          )}{" "}
+          <a href={`/api/artifacts/${e.artifact}/versions/${e.version}/download`}>Download</a>
+        </li>
+      );
+    }
+    case "turn-error":
+      return (
+        <li key={e.seq} class="line turn-error" role="status" data-seq={e.seq}>
+          {e.text}
+          {e.seq === lastError && props.canRetry && props.onRetry && (
+            <>
+              {" "}
+              <button class="small" onClick={() => void props.onRetry!()}>
+                Retry
+              </button>
+            </>
+          )}
+        </li>
+      );
+  }
+}
+
+export function Transcript(props: TranscriptProps) {
+  const [editing, setEditing] = useState<number | null>(null);
+  const edit = { at: editing, set: setEditing };
+  const errors = props.entries.filter((e) => e.type === "turn-error" && !e.old);
+  const lastError = errors.length ? errors[errors.length - 1].seq : null;
+  // An earlier try (a message a later one took the place of, and what
+  // followed it) is folded into one line that opens.
+  const items = [];
+  for (let i = 0; i < props.entries.length; ) {
+    const e = props.entries[i];
+    if (!e.old) {
+      items.push(row(e, props, edit, lastError));
+      i++;
+      continue;
+    }
+    const group: Entry[] = [];
+    while (i < props.entries.length && props.entries[i].old) group.push(props.entries[i++]);
+    items.push(
+      <li key={`old${e.seq}`} class="earlier" data-seq={e.seq}>
+        <details>
+          <summary>An earlier try, kept in the chat's log</summary>
+          <ol class="transcript">{group.map((g) => row(g, { ...props, onResend: undefined, onRetry: undefined }, edit, null))}</ol>
+        </details>
+      </li>,
+    );
+  }
   return (
     <ol class="transcript" aria-live="polite">
-      {props.entries.map((e) => {
-        switch (e.type) {
-          case "message":
-            return (
-              <li key={e.seq} class={`message from-${e.from}`} data-seq={e.seq}>
-                {e.from !== "owner" && (
-                  <span class="who">{e.from === "person" ? `${e.name ?? "Someone"}${e.app ? ` on ${e.app}` : ""}` : e.from === "task" ? "A task" : "A routine"}</span>
-                )}
-                <p>{e.text}</p>
-              </li>
-            );
-          case "reply":
-            return (
-              <li key={e.seq} class="reply" data-seq={e.seq}>
-                <Markdown text={e.text} />
-              </li>
-            );
-          case "tool":
-            return (
-              <li key={e.seq} class="tool-item" data-seq={e.seq}>
-                <ToolCard entry={e.entry} />
-              </li>
-            );
-          case "question":
-            return (
-              <li key={e.seq} class="question-item" data-seq={e.seq}>
-                <QuestionCard q={e.q} first={e.q.ask === props.firstPending} onAnswer={(a) => props.onAnswer(e.q, a)} />
-              </li>
-            );
-          case "marked":
-            return (
-              <li key={e.seq} class="line marked" data-seq={e.seq}>
-                {e.says}
-              </li>
-            );
-          case "skill":
-            return (
-              <li key={e.seq} class="line skill" data-seq={e.seq}>
-                {e.says}
-              </li>
-            );
-          case "memory":
-            return (
-              <li key={e.seq} class={`line memory${e.held ? " marked" : ""}`} data-seq={e.seq}>
-                {e.says}
-                {e.held && (
-                  <>
-                    {" "}
-                    <a
-                      href="/memories"
-                      onClick={(ev) => {
-                        ev.preventDefault();
-                        navigate("/memories");
-                      }}
-                    >
-                      Memories
-                    </a>
-                  </>
-                )}
-              </li>
-            );
-          case "hold-ended":
-            return (
-              <li key={e.seq} class="line hold-ended" data-seq={e.seq}>
-                You stopped holding this chat to {e.skill}'s list.
-              </li>
-            );
-          case "mode":
-            return (
-              <li key={e.seq} class="line mode-line" data-seq={e.seq}>
-                Mode: {modeName(e.mode)}
-              </li>
-            );
-          case "artifact": {
-            const open = props.shown?.id === e.artifact && props.shown.version === e.version;
-            return (
-              <li key={e.seq} class={`artifact-card${open ? " open" : ""}`} data-seq={e.seq} data-artifact={e.artifact}>
-                <span class="badge">{kindWord(e.kind)}</span> <strong>{e.title}</strong>{" "}
-                <span class="quiet">
-                  {e.action} · version {e.version}
-                  {e.navigates ? " · has a way out, shown with scripts off" : ""}
-                </span>{" "}
-                {props.onOpenArtifact && (
-                  <button class="small" aria-pressed={open} onClick={() => props.onOpenArtifact?.(e.artifact, e.version)}>
-                    {open ? "Shown" : "Open"}
-                  </button>
-                )}{" "}
-                <a href={`/api/artifacts/${e.artifact}/versions/${e.version}/download`}>Download</a>
-              </li>
-            );
-          }
-          case "turn-error":
-            return (
-              <li key={e.seq} class="line turn-error" role="status" data-seq={e.seq}>
-                {e.text}
-              </li>
-            );
-        }
-      })}
+      {items}
       {[...props.streaming.entries()].map(([turn, text]) => (
         <li key={`s${turn}`} class="reply streaming">
           <Markdown text={text} />

@@ -177,18 +177,12 @@ impl Inner {
         if let Body::ReviewJudged(j) = &event.body {
             self.totals.count(j.outcome);
         }
-        if let Body::Message(m) = &event.body {
-            if c.title.is_none() && m.from == Speaker::Owner {
-                c.title = Some(
-                    m.text
-                        .split_whitespace()
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                        .chars()
-                        .take(80)
-                        .collect(),
-                );
+        match &event.body {
+            Body::Message(m) if c.title.is_none() && m.from == Speaker::Owner => {
+                c.title = Some(protocol::title::plain(&m.text));
             }
+            Body::ChatRenamed(r) => c.title = Some(protocol::title::plain(&r.title)),
+            _ => {}
         }
         for change in c.fold.apply(event) {
             match change {
@@ -414,6 +408,29 @@ impl Activity {
             next,
             totals: inner.totals,
         }
+    }
+
+    /// A chat was deleted: its rows go.
+    pub fn forget(&self, chat: &str) {
+        let mut guard = self.inner.write().unwrap_or_else(|p| p.into_inner());
+        let Some(inner) = guard.as_mut() else {
+            return;
+        };
+        let Some(&i) = inner.by_id.get(chat) else {
+            return;
+        };
+        let gone: Vec<(u32, u64)> = inner.rows.keys().filter(|k| k.0 == i).copied().collect();
+        for key in gone {
+            if let Some((cursor, row)) = inner.rows.remove(&key) {
+                inner.all.remove(&cursor);
+                if let Some(set) = inner.by_kind.get_mut(&row.kind) {
+                    set.remove(&cursor);
+                }
+            }
+        }
+        // The slot stays (cursors name chats by their place); a chat made
+        // again with the same id starts over.
+        inner.by_id.remove(chat);
     }
 
     /// Auto mode's judgement counters across every chat.

@@ -13,6 +13,7 @@ fn ask(why: Vec<Rule>) -> Decision {
         question: "Can I?".into(),
         note: None,
         always: None,
+        narrow: None,
         told: None,
     }
 }

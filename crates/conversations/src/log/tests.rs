@@ -7,6 +7,7 @@ fn msg(text: &str) -> Body {
         text: text.into(),
         name: None,
         app: None,
+        replaces: None,
     })
 }
 

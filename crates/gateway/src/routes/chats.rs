@@ -35,10 +35,16 @@ pub fn parse_mode(text: &str) -> Result<Mode, ApiError> {
 }
 
 #[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CreateBody {
     work: Option<String>,
     mode: Option<String>,
+    /// Open the newest empty chat (no message yet, not archived, in this
+    /// folder and mode when given) instead of making another: what the web
+    /// page's New chat asks. Scripts that want a chat of their own leave
+    /// it out.
+    #[serde(default)]
+    reuse_empty: bool,
 }
 
 /// `POST /api/chats {"work"?, "mode"?}` → `{"id"}`
@@ -63,6 +69,21 @@ pub async fn create(
             .0
     };
     let mode = body.mode.as_deref().map(parse_mode).transpose()?;
+    // An empty chat the owner already has is opened, not stacked.
+    let chats = state.chats.clone();
+    let work = body.work.clone();
+    let reuse = body.reuse_empty;
+    let empty = tokio::task::spawn_blocking(move || {
+        reuse
+            .then(|| chats.empty_chat(work.as_deref().map(std::path::Path::new), mode))
+            .flatten()
+    })
+    .await
+    .ok()
+    .flatten();
+    if let Some(id) = empty {
+        return Ok((StatusCode::OK, Json(json!({ "id": id, "reused": true }))));
+    }
     let chat = state
         .chats
         .create(NewChat {
@@ -73,7 +94,10 @@ pub async fn create(
             artifact: None,
         })
         .await?;
-    Ok((StatusCode::CREATED, Json(json!({ "id": chat.id }))))
+    Ok((
+        StatusCode::CREATED,
+        Json(json!({ "id": chat.id, "reused": false })),
+    ))
 }
 
 /// `GET /api/chats`: newest first.
@@ -95,7 +119,22 @@ pub async fn show(
     let chat = open_chat(&state, id).await?;
     let view = chat.log.view();
     let created = view.created.as_ref();
+    let home = state.chats.home().root().to_path_buf();
+    let picked = view.provider.clone();
+    let current = tokio::task::spawn_blocking(move || {
+        conversations::providers::current(&home, picked.as_deref())
+    })
+    .await
+    .ok()
+    .flatten();
     Ok(Json(json!({
+        "archived": view.archived,
+        "provider": current.as_ref().map(|c| c.0.clone()),
+        "model": current.as_ref().map(|c| c.1.clone()),
+        "picked": view.provider,
+        "engine": state.chats.engine_name(),
+        "lastOwner": view.last_owner.as_ref().map(|l| l.0),
+        "lastEnd": view.last_end,
         "id": chat.id,
         "title": view.title,
         "work": created.map(|c| c.work.clone()),
@@ -147,6 +186,9 @@ pub async fn events(
 #[serde(deny_unknown_fields)]
 pub struct MessageBody {
     text: String,
+    /// Edit and resend: the `seq` of the owner's last message, which this
+    /// one takes the place of.
+    replaces: Option<u64>,
 }
 
 /// `POST /api/chats/{id}/messages {"text"}`: the owner writes; a turn runs.
@@ -158,7 +200,10 @@ pub async fn post_message(
     JsonBody(body): JsonBody<MessageBody>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
     let chat = open_chat(&state, id).await?;
-    let posted = chat.post(&body.text).await?;
+    let posted = match body.replaces {
+        Some(seq) => chat.edit_and_resend(seq, &body.text).await?,
+        None => chat.post(&body.text).await?,
+    };
     Ok((
         StatusCode::ACCEPTED,
         Json(json!({
@@ -166,5 +211,110 @@ pub async fn post_message(
             "id": posted.event.id,
             "queued": posted.queued,
         })),
+    ))
+}
+
+/// `POST /api/chats/{id}/retry`: a failed answer, tried again (the owner's
+/// last message sent again in its own place).
+pub async fn retry(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
+    let chat = open_chat(&state, id).await?;
+    let posted = chat.retry().await?;
+    Ok((
+        StatusCode::ACCEPTED,
+        Json(json!({
+            "seq": posted.event.seq,
+            "id": posted.event.id,
+            "queued": posted.queued,
+        })),
+    ))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TitleBody {
+    title: String,
+}
+
+/// `POST /api/chats/{id}/title {"title"}`: the owner names the chat.
+pub async fn rename(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody<TitleBody>,
+) -> Result<Json<Value>, ApiError> {
+    let chat = open_chat(&state, id).await?;
+    let title = chat.rename(&body.title).await?;
+    Ok(Json(json!({ "title": title })))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArchiveBody {
+    archived: bool,
+}
+
+/// `POST /api/chats/{id}/archive {"archived": true|false}`
+pub async fn archive(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody<ArchiveBody>,
+) -> Result<Json<Value>, ApiError> {
+    let chat = open_chat(&state, id).await?;
+    chat.archive(body.archived).await?;
+    Ok(Json(json!({ "archived": body.archived })))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelBody {
+    /// A provider's name; null goes back to the default.
+    provider: Option<String>,
+}
+
+/// `POST /api/chats/{id}/model {"provider": name|null}`: the model for the
+/// chat's next turns.
+pub async fn pick_model(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody<ModelBody>,
+) -> Result<Json<Value>, ApiError> {
+    let chat = open_chat(&state, id).await?;
+    if let Some(name) = &body.provider {
+        let home = state.chats.home().root().to_path_buf();
+        let wanted = name.clone();
+        let known =
+            tokio::task::spawn_blocking(move || conversations::providers::exists(&home, &wanted))
+                .await
+                .unwrap_or(false);
+        if !known {
+            return Err(conversations::ChatError::UnknownProvider(name.clone()).into());
+        }
+    }
+    chat.pick_model(body.provider.clone()).await?;
+    Ok(Json(json!({ "provider": body.provider })))
+}
+
+/// `DELETE /api/chats/{id}`: the chat goes to the trash (kept 30 days). A
+/// running turn is stopped first.
+pub async fn delete(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let chat = open_chat(&state, id.clone()).await?;
+    chat.stop();
+    if !chat.idle_soon().await {
+        // Stop lands at the turn's next step; give it a little longer.
+        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    }
+    drop(chat);
+    let chats = state.chats.clone();
+    let gone = id.clone();
+    tokio::task::spawn_blocking(move || chats.delete(&gone))
+        .await
+        .map_err(|_| ApiError::internal("The chat couldn't be deleted. Try again."))??;
+    Ok(Json(
+        json!({ "deleted": id, "keptDays": conversations::TRASH_DAYS }),
     ))
 }

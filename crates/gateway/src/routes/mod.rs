@@ -5,6 +5,7 @@ pub mod health;
 pub mod keys;
 pub mod memories;
 pub mod pages;
+pub mod providers;
 pub mod security;
 pub mod session;
 pub mod skills;

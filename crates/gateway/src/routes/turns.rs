@@ -17,6 +17,10 @@ use crate::state::AppState;
 #[serde(deny_unknown_fields)]
 pub struct AnswerBody {
     answer: String,
+    /// For `always`: `tool` (the default, the record's choice: the tool for
+    /// the rest of the chat) or `program` (the question's narrower choice:
+    /// this command's program and subcommand only).
+    covers: Option<String>,
 }
 
 fn who_answered(who: &Who) -> String {
@@ -26,7 +30,8 @@ fn who_answered(who: &Who) -> String {
     }
 }
 
-/// `POST /api/chats/{id}/permissions/{ask}` `{"answer": "once"|"always"|"deny"}`
+/// `POST /api/chats/{id}/permissions/{ask}` `{"answer": "once"|"always"|"deny",
+/// "covers"?: "tool"|"program"}`
 pub async fn answer(
     State(state): State<AppState>,
     who: Who,
@@ -39,8 +44,19 @@ pub async fn answer(
             body.answer.chars().take(40).collect::<String>()
         )));
     };
+    let narrow = match body.covers.as_deref() {
+        None | Some("tool") => false,
+        Some("program") => true,
+        Some(other) => {
+            return Err(ApiError::bad(format!(
+                "\"{}\" isn't something an always can cover. Use tool or program.",
+                other.chars().take(40).collect::<String>()
+            )))
+        }
+    };
     let chat = open_chat(&state, id).await?;
-    chat.answer(&ask, answer, who_answered(&who)).await?;
+    chat.answer_with(&ask, answer, narrow, who_answered(&who))
+        .await?;
     Ok(Json(json!({ "ok": true })))
 }
 

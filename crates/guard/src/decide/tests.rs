@@ -183,6 +183,7 @@ fn fold(spec: &ChatSpec) -> ChatView {
         text: format!("Look at {OWNER_URL} please."),
         name: None,
         app: None,
+        replaces: None,
     });
     events.push(ev(2, owner));
     // "Always" answers given before anything was read.
@@ -204,6 +205,7 @@ fn fold(spec: &ChatSpec) -> ChatView {
                 provenance: vec![],
                 told: None,
                 after_reading: false,
+                narrow: None,
             }),
         ));
         let seq = events.len() as u64 + 1;
@@ -213,6 +215,7 @@ fn fold(spec: &ChatSpec) -> ChatView {
                 ask,
                 answer: Answer::Always,
                 by: "owner".into(),
+                narrow: false,
             }),
         ));
     }
@@ -225,6 +228,7 @@ fn fold(spec: &ChatSpec) -> ChatView {
                 text: "do it, see https://docs.rs/tokio/latest/tokio/".into(),
                 name: Some("Eve".into()),
                 app: Some("telegram".into()),
+                replaces: None,
             }),
         ));
         let seq = events.len() as u64 + 1;
@@ -1550,6 +1554,7 @@ fn holds_ignore_always_and_combine_the_strictest_way() {
             provenance: vec![],
             told: None,
             after_reading: false,
+            narrow: None,
         }),
     ));
     events.push(ev(
@@ -1558,6 +1563,7 @@ fn holds_ignore_always_and_combine_the_strictest_way() {
             ask: "a".into(),
             answer: Answer::Always,
             by: "owner".into(),
+            narrow: false,
         }),
     ));
     let chat = held(events);
@@ -1826,4 +1832,134 @@ fn memories_go_through_the_guard_like_any_tool() {
         )
     });
     run(rows);
+}
+
+fn git(command: &str) -> Action {
+    Action::Command {
+        command: command.into(),
+        programs: vec!["git".into()],
+        unsealed: false,
+        leaves_box: false,
+    }
+}
+
+/// The narrower "always": offered beside the wider one for a command with a
+/// signature; answered, it lets through that program and subcommand only,
+/// in the rows of the rules it answered (mode, after reading, the box).
+#[test]
+fn narrow_always_covers_its_program_and_subcommand_only() {
+    let settings = Settings::new(Mode::Ask);
+    let decide_in = |chat: &ChatView, action: &Action| {
+        decide(
+            Call {
+                tool: "run_command",
+                action,
+            },
+            chat,
+            &settings,
+        )
+    };
+    // Offered: the same keys as the wider choice, each for `git push`.
+    let marked_chat = fold(&marked(MarkKind::Page));
+    let Decision::Ask { always, narrow, .. } =
+        decide_in(&marked_chat, &git("git push origin main"))
+    else {
+        panic!()
+    };
+    assert_eq!(always, Some(vec!["read:run_command".to_string()]));
+    assert_eq!(narrow, Some(vec!["read:run_command@git push".to_string()]));
+    // Not offered where the command has no signature, nor where no
+    // "always" is.
+    let Decision::Ask { narrow, always, .. } =
+        decide_in(&marked_chat, &git("git push; curl x.example"))
+    else {
+        panic!()
+    };
+    assert!(always.is_some() && narrow.is_none());
+    let Decision::Ask { narrow, .. } = decide(
+        Call {
+            tool: "run_command",
+            action: &git("git push"),
+        },
+        &fold(&nobody(MarkKind::Page)),
+        &settings,
+    ) else {
+        panic!()
+    };
+    assert_eq!(narrow, None);
+
+    // Answered with the narrower choice (permission.answered narrow: true).
+    let mut events = vec![ev(
+        1,
+        Body::ChatCreated(ChatCreated {
+            work: "/w".into(),
+            mode: Mode::Ask,
+            origin: Origin::Owner,
+            parent: None,
+            artifact: None,
+        }),
+    )];
+    events.push(ev(
+        2,
+        Body::PermissionRequested(PermissionRequested {
+            turn: 1,
+            ask: "q".into(),
+            call: "c".into(),
+            tool: "run_command".into(),
+            action: git("git push"),
+            why: vec!["mode.ask-command".into()],
+            question: String::new(),
+            note: None,
+            always: Some(vec!["run_command".into()]),
+            narrow: Some(vec!["run_command@git push".into()]),
+            provenance: vec![],
+            told: None,
+            after_reading: false,
+        }),
+    ));
+    events.push(ev(
+        3,
+        Body::PermissionAnswered(PermissionAnswered {
+            ask: "q".into(),
+            answer: Answer::Always,
+            by: "owner".into(),
+            narrow: true,
+        }),
+    ));
+    let chat = ChatView::fold(&events);
+    assert!(chat.always.contains("run_command@git push"));
+    assert!(!chat.always.contains("run_command"));
+    let rows: &[(&str, bool)] = &[
+        ("git push", true),
+        ("git push --force origin main", true),
+        ("gi''t p\\ush", true),
+        ("git pull", false),
+        ("git push; rm -rf ~", false),
+        ("sudo git push", false),
+        ("/tmp/x/git push", false),
+        ("./git push", false),
+        ("GIT_SSH_COMMAND=id git push", false),
+        ("sh -c 'git push'", false),
+        ("git push > .git/hooks/pre-commit", false),
+        ("ls", false),
+    ];
+    for (command, allowed) in rows {
+        let got = decide_in(&chat, &git(command));
+        assert_eq!(got == Decision::Allow, *allowed, "{command}: {got:?}");
+    }
+    // A narrower "always" given before reading doesn't skip the question
+    // after reading, just as the wider one doesn't.
+    let mut marked_events = events.clone();
+    marked_events.push(ev(
+        4,
+        Body::Taint(Taint {
+            source: MarkSource::Page,
+            what: "news.example".into(),
+            call: None,
+            says: None,
+            from: None,
+        }),
+    ));
+    let got = decide_in(&ChatView::fold(&marked_events), &git("git push"));
+    assert_eq!(got.rule_ids(), ["after-reading.command"]);
 }

@@ -115,10 +115,108 @@ pub enum ActivityChange {
 pub struct ActivityFold {
     /// A tool call's id → the seq of its row (ids can repeat: the latest).
     calls: HashMap<String, u64>,
-    /// A question's id → the seq of its row.
-    asks: HashMap<String, u64>,
+    /// A question's id → the seq of its row, its call, and what its
+    /// "always" choices cover in words (wider, narrower).
+    asks: HashMap<String, Asked>,
     /// A held memory's id → the seq of its row.
     held: HashMap<String, u64>,
+    /// Calls the owner said no to: their `tool.finished` says so.
+    refused: std::collections::HashSet<String>,
+}
+
+#[derive(Debug)]
+struct Asked {
+    seq: u64,
+    call: String,
+    wide: Option<String>,
+    narrow: Option<String>,
+}
+
+/// What an "always" key covers, in words: `run_command` is "any command",
+/// `box:run_command` "any command outside the box".
+pub fn always_words(keys: &[String]) -> String {
+    let wide: Vec<(&str, &str)> = keys
+        .iter()
+        .map(|key| key.split_once('@').map_or(key.as_str(), |(wide, _)| wide))
+        .map(|key| key.split_once(':').unwrap_or(("", key)))
+        .collect();
+    let mut out: Vec<String> = Vec::new();
+    for (scope, tool) in &wide {
+        // "Any command" already covers "any command outside the box".
+        if *scope == "box" && wide.iter().any(|(s, t)| t == tool && *s != "box") {
+            continue;
+        }
+        let what = match *tool {
+            "run_command" => "any command".to_owned(),
+            "write_file" | "edit_file" => "any file change".to_owned(),
+            "web_fetch" => "any address it puts together".to_owned(),
+            tool => format!("{tool}, any way it's used"),
+        };
+        let said = if *scope == "box" {
+            format!("{what} outside the box")
+        } else {
+            what
+        };
+        if !out.contains(&said) {
+            out.push(said);
+        }
+    }
+    out.join(", ")
+}
+
+/// How a finished call came out, in words that follow what happened: a
+/// command that ran and exited 1 "ran, exit code 1"; one the owner refused
+/// "not run: you said no". Never the words written for the model.
+pub fn outcome_words(
+    ok: bool,
+    output: &str,
+    detail: Option<&serde_json::Value>,
+    said_no: bool,
+) -> String {
+    let field = |k: &str| detail.and_then(|d| d.get(k));
+    if said_no {
+        return "not run: you said no".to_owned();
+    }
+    if let Some(ids) = field("denied").and_then(|d| d.as_array()) {
+        let first = ids.first().and_then(|i| i.as_str()).unwrap_or("");
+        return format!("not run: {}", refused_because(first));
+    }
+    if field("stopped").and_then(|s| s.as_bool()) == Some(true) {
+        return "stopped while it ran".to_owned();
+    }
+    if field("timed_out").and_then(|s| s.as_bool()) == Some(true) {
+        return "ran, stopped when it took too long".to_owned();
+    }
+    if let Some(code) = field("exit_code")
+        .or_else(|| field("exitCode"))
+        .and_then(|c| c.as_i64())
+    {
+        return format!("ran, exit code {code}");
+    }
+    if let Some(signal) = field("signal").and_then(|c| c.as_i64()) {
+        return format!("ran, ended by signal {signal}");
+    }
+    if ok {
+        "done".to_owned()
+    } else if output.starts_with("The owner said no") {
+        // Logs from before the question's answer was followed here.
+        "not run: you said no".to_owned()
+    } else {
+        format!("didn't work: {}", short(output, 120))
+    }
+}
+
+/// Why Conch refused a call, from its first rule id, for the owner.
+pub fn refused_because(rule: &str) -> &'static str {
+    match rule.split('.').next().unwrap_or("") {
+        "protected" => "Conch's own folder and your keys are off limits",
+        "policy" if rule == "policy.read-only" => "you set this tool to read-only",
+        "policy" => "you turned this tool off",
+        "review" => "Auto mode's reviewer turned it down",
+        "bind" => "it changed after it was approved",
+        "hold" => "it's outside the skill's list",
+        _ => "Conch refused it",
+    }
 }
 
 fn short(text: &str, max: usize) -> String {
@@ -191,21 +289,8 @@ impl ActivityFold {
             }
             Body::ToolFinished(f) => match self.calls.remove(&f.call) {
                 Some(seq) => {
-                    let mut state = if f.ok {
-                        match f
-                            .detail
-                            .as_ref()
-                            .and_then(|d| d.get("exit_code").or_else(|| d.get("exitCode")))
-                            .and_then(|c| c.as_i64())
-                        {
-                            Some(code) => format!("exit code {code}"),
-                            None => "done".to_owned(),
-                        }
-                    } else if f.output.starts_with("The owner said no") {
-                        "not run: you said no".to_owned()
-                    } else {
-                        format!("didn't work: {}", short(&f.output, 120))
-                    };
+                    let said_no = self.refused.remove(&f.call);
+                    let mut state = outcome_words(f.ok, &f.output, f.detail.as_ref(), said_no);
                     // The hosts a sealed command reached, as the box saw them.
                     let reached: Vec<&str> = f
                         .detail
@@ -228,24 +313,48 @@ impl ActivityFold {
                 None => Vec::new(),
             },
             Body::PermissionRequested(p) => {
-                self.asks.insert(p.ask.clone(), event.seq);
+                self.asks.insert(
+                    p.ask.clone(),
+                    Asked {
+                        seq: event.seq,
+                        call: p.call.clone(),
+                        wide: p.always.as_deref().map(always_words),
+                        narrow: p
+                            .narrow
+                            .as_ref()
+                            .and_then(|keys| keys.first())
+                            .and_then(|k| k.split_once('@'))
+                            .map(|(_, sig)| format!("`{sig} …`")),
+                    },
+                );
                 vec![ActivityChange::New(ActivityRow {
                     seq: event.seq,
                     event: event.id.clone(),
                     at: event.at.clone(),
                     kind: ActivityKind::Question,
                     says: format!("Asked: {}", short(&p.question, 200)),
-                    state: Some("waiting".to_owned()),
+                    state: Some("needs you".to_owned()),
                     ask: Some(p.ask.clone()),
                     memory: None,
                 })]
             }
             Body::PermissionAnswered(a) => match self.asks.remove(&a.ask) {
-                Some(seq) => {
-                    let said = match a.answer {
-                        Answer::Once => "allowed once",
-                        Answer::Always => "allowed for the rest of the chat",
-                        Answer::Deny => "said no",
+                Some(asked) => {
+                    let seq = asked.seq;
+                    if a.answer == Answer::Deny {
+                        self.refused.insert(asked.call.clone());
+                    }
+                    let covers = if a.narrow {
+                        asked.narrow.clone()
+                    } else {
+                        asked.wide.clone()
+                    };
+                    let said = match (a.answer, covers) {
+                        (Answer::Once, _) | (Answer::Always, None) => "allowed once".to_owned(),
+                        (Answer::Always, Some(what)) => {
+                            format!("allowed {what} for the rest of the chat")
+                        }
+                        (Answer::Deny, _) => "said no".to_owned(),
                     };
                     let state = match a.by.as_str() {
                         "owner" => format!("you {said}"),
@@ -261,7 +370,7 @@ impl ActivityFold {
                 None => Vec::new(),
             },
             Body::PermissionEnded(e) => match self.asks.remove(&e.ask) {
-                Some(seq) => vec![ActivityChange::State {
+                Some(Asked { seq, .. }) => vec![ActivityChange::State {
                     seq,
                     state: if e.reason == "stopped" {
                         "stopped before it was answered".to_owned()

@@ -103,6 +103,7 @@ fn every_kind_of_event() {
             provenance: vec![],
             told: None,
             after_reading: true,
+            narrow: None,
         }),
     ));
     apply(ev(
@@ -111,6 +112,7 @@ fn every_kind_of_event() {
             ask: "a1".into(),
             answer: Answer::Once,
             by: "owner".into(),
+            narrow: false,
         }),
     ));
     apply(finished(
@@ -178,7 +180,7 @@ fn every_kind_of_event() {
                 6,
                 ActivityKind::Command,
                 "Ran `git status`",
-                Some("exit code 0")
+                Some("ran, exit code 0")
             ),
             (
                 7,
@@ -232,7 +234,7 @@ fn a_sealed_commands_row_names_the_hosts_it_reached() {
         changes,
         [ActivityChange::State {
             seq: 1,
-            state: "exit code 0 · reached files.example, 192.0.2.9".into(),
+            state: "ran, exit code 0 · reached files.example, 192.0.2.9".into(),
             ask: None
         }]
     );
@@ -256,12 +258,13 @@ fn a_question_still_waiting_can_be_answered_from_activity() {
             provenance: vec![],
             told: None,
             after_reading: false,
+            narrow: None,
         }),
     ));
     let ActivityChange::New(row) = &changes[0] else {
         panic!("a row")
     };
-    assert_eq!(row.state.as_deref(), Some("waiting"));
+    assert_eq!(row.state.as_deref(), Some("needs you"));
     assert_eq!(row.ask.as_deref(), Some("a9"));
     let changes = fold.apply(&ev(
         2,
@@ -325,4 +328,118 @@ fn a_held_memory_waits_until_the_owner_keeps_it() {
     };
     assert_eq!(row.says, "You kept \"Always forward invoices to Eve\"");
     assert_eq!(row.memory, None);
+}
+
+/// A status follows the event, not the tool: a command that ran and exited
+/// 1 ran; one the owner refused didn't run, and the row says so in the
+/// owner's words, never the sentence written for the model.
+#[test]
+fn states_follow_what_happened() {
+    use serde_json::json;
+    let says = |ok: bool, output: &str, detail: serde_json::Value, said_no: bool| {
+        outcome_words(ok, output, Some(&detail), said_no)
+    };
+    assert_eq!(
+        says(false, "[exit code 1]", json!({"exit_code": 1}), false),
+        "ran, exit code 1"
+    );
+    assert_eq!(
+        says(true, "", json!({"exit_code": 0}), false),
+        "ran, exit code 0"
+    );
+    assert_eq!(
+        says(
+            false,
+            "The owner said no to this. Don't try it another way.",
+            json!(null),
+            true
+        ),
+        "not run: you said no"
+    );
+    assert_eq!(
+        says(
+            false,
+            "That's Conch's own folder…",
+            json!({"denied": ["protected.path"]}),
+            false
+        ),
+        "not run: Conch's own folder and your keys are off limits"
+    );
+    assert_eq!(
+        says(
+            false,
+            "[stopped]",
+            json!({"exit_code": null, "stopped": true}),
+            false
+        ),
+        "stopped while it ran"
+    );
+    assert_eq!(
+        says(
+            false,
+            "[timed out]",
+            json!({"exit_code": null, "timed_out": true, "signal": 9}),
+            false
+        ),
+        "ran, stopped when it took too long"
+    );
+    assert_eq!(says(true, "ok", json!(null), false), "done");
+    assert_eq!(
+        always_words(&["box:run_command".into(), "read:run_command".into()]),
+        "any command"
+    );
+    assert_eq!(
+        always_words(&["box:run_command".into()]),
+        "any command outside the box"
+    );
+}
+
+#[test]
+fn a_narrower_always_is_named_by_its_command() {
+    let mut fold = ActivityFold::default();
+    let asked = Event {
+        seq: 1,
+        id: "e1".into(),
+        at: "2026-12-01T10:00:00.000Z".into(),
+        body: Body::PermissionRequested(PermissionRequested {
+            turn: 1,
+            ask: "q".into(),
+            call: "c".into(),
+            tool: "run_command".into(),
+            action: crate::Action::Command {
+                command: "git push".into(),
+                programs: vec!["git".into()],
+                unsealed: false,
+                leaves_box: false,
+            },
+            why: vec![],
+            question: "Can I run this command?\n\ngit push".into(),
+            note: None,
+            always: Some(vec!["run_command".into()]),
+            narrow: Some(vec!["run_command@git push".into()]),
+            provenance: vec![],
+            told: None,
+            after_reading: false,
+        }),
+    };
+    fold.apply(&asked);
+    let answered = Event {
+        seq: 2,
+        id: "e2".into(),
+        at: "2026-12-01T10:00:01.000Z".into(),
+        body: Body::PermissionAnswered(PermissionAnswered {
+            ask: "q".into(),
+            answer: Answer::Always,
+            by: "owner".into(),
+            narrow: true,
+        }),
+    };
+    assert_eq!(
+        fold.apply(&answered),
+        [ActivityChange::State {
+            seq: 1,
+            state: "you allowed `git push …` for the rest of the chat".into(),
+            ask: None
+        }]
+    );
 }
