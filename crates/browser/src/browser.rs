@@ -209,7 +209,12 @@ impl Browser {
         let generation = self.generation.fetch_add(1, Ordering::SeqCst) + 1;
         let mut child = started.child;
         let ready = conn
-            .call("Browser.getVersion", json!({}), None, Duration::from_secs(30))
+            .call(
+                "Browser.getVersion",
+                json!({}),
+                None,
+                Duration::from_secs(30),
+            )
             .await;
         if let Err(e) = ready {
             let _ = child.start_kill();
@@ -300,7 +305,10 @@ impl Browser {
     }
 
     fn tab_of_target(&self, target: &str) -> Option<Arc<crate::tab::Tab>> {
-        lock(&self.tabs).values().find(|t| t.target == target).cloned()
+        lock(&self.tabs)
+            .values()
+            .find(|t| t.target == target)
+            .cloned()
     }
 
     fn idle_for(&self) -> Duration {

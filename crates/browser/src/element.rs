@@ -85,9 +85,25 @@ fn is_link(role: &str, tag: &str) -> bool {
 fn secret_words(words: &str) -> bool {
     let w = crate::words::fold(words);
     [
-        "password", "passwd", "token", "secret", "api key", "apikey", "otp", "one time",
-        "one-time", "2fa", "mfa", "cvc", "cvv", "card number", "cc number", "cc-number",
-        "iban", "ssn", "pin",
+        "password",
+        "passwd",
+        "token",
+        "secret",
+        "api key",
+        "apikey",
+        "otp",
+        "one time",
+        "one-time",
+        "2fa",
+        "mfa",
+        "cvc",
+        "cvv",
+        "card number",
+        "cc number",
+        "cc-number",
+        "iban",
+        "ssn",
+        "pin",
     ]
     .iter()
     .any(|k| w.split(' ').any(|part| part == *k) || (k.contains(' ') && w.contains(k)))
@@ -107,7 +123,16 @@ pub fn judge(r#ref: &str, role: &str, name: &str, facts: &Facts<'_>) -> Element 
         || (tag == "input"
             && !matches!(
                 facts.input_type,
-                "submit" | "button" | "reset" | "image" | "checkbox" | "radio" | "file" | "hidden" | "range" | "color"
+                "submit"
+                    | "button"
+                    | "reset"
+                    | "image"
+                    | "checkbox"
+                    | "radio"
+                    | "file"
+                    | "hidden"
+                    | "range"
+                    | "color"
             ));
     let secret = password || (editable && secret_words(&format!("{name} {}", facts.field_words)));
     let submits = facts.form.is_some()
@@ -123,14 +148,24 @@ pub fn judge(r#ref: &str, role: &str, name: &str, facts: &Facts<'_>) -> Element 
             .clone()
             .unwrap_or(method)
             .to_ascii_uppercase();
-        (to, if method.is_empty() { "GET".to_owned() } else { method })
+        (
+            to,
+            if method.is_empty() {
+                "GET".to_owned()
+            } else {
+                method
+            },
+        )
     });
     // Links lead somewhere; buttons and other controls can send by their
     // page's script, which their words (or their form's action) tell.
     let said = if link.is_some() || editable {
         None
     } else {
-        let action = by_form.as_ref().map(|(to, _)| url_path(to)).unwrap_or_default();
+        let action = by_form
+            .as_ref()
+            .map(|(to, _)| url_path(to))
+            .unwrap_or_default();
         says_sends(name).or_else(|| says_sends(&action))
     };
     let sends = match (by_form, said) {
@@ -207,14 +242,43 @@ mod tests {
                 ..Facts::default()
             },
         );
-        assert_eq!(over.sends.map(|s| s.to), Some("https://drop.example/x".into()));
+        assert_eq!(
+            over.sends.map(|s| s.to),
+            Some("https://drop.example/x".into())
+        );
         // A plain button in a form doesn't submit; a script button named
         // Send sends, to where only the page knows.
-        let plain = judge("e3", "button", "Show more", &Facts { tag: "button", input_type: "button", form: form("https://a.example/", "get"), ..Facts::default() });
+        let plain = judge(
+            "e3",
+            "button",
+            "Show more",
+            &Facts {
+                tag: "button",
+                input_type: "button",
+                form: form("https://a.example/", "get"),
+                ..Facts::default()
+            },
+        );
         assert_eq!(plain.sends, None);
-        let script = judge("e4", "button", "Send", &Facts { tag: "div", ..Facts::default() });
+        let script = judge(
+            "e4",
+            "button",
+            "Send",
+            &Facts {
+                tag: "div",
+                ..Facts::default()
+            },
+        );
         assert_eq!(script.sends.map(|s| s.to), Some(String::new()));
-        let pay = judge("e5", "button", "Pay €20", &Facts { tag: "button", ..Facts::default() });
+        let pay = judge(
+            "e5",
+            "button",
+            "Pay €20",
+            &Facts {
+                tag: "button",
+                ..Facts::default()
+            },
+        );
         assert!(pay.sends.is_some_and(|s| s.spends));
         // A form whose action says send, behind a button that says nothing.
         let quiet = judge(
@@ -230,23 +294,78 @@ mod tests {
         );
         assert!(quiet.sends.is_some());
         // A link leads; it doesn't send, whatever it says.
-        let link = judge("e7", "link", "Send money", &Facts { tag: "a", href: Some("https://bank.example/send".into()), ..Facts::default() });
+        let link = judge(
+            "e7",
+            "link",
+            "Send money",
+            &Facts {
+                tag: "a",
+                href: Some("https://bank.example/send".into()),
+                ..Facts::default()
+            },
+        );
         assert_eq!(link.sends, None);
         assert_eq!(link.link.as_deref(), Some("https://bank.example/send"));
     }
 
     #[test]
     fn password_and_secret_fields() {
-        let pw = judge("e1", "textbox", "Password", &Facts { tag: "input", input_type: "password", ..Facts::default() });
+        let pw = judge(
+            "e1",
+            "textbox",
+            "Password",
+            &Facts {
+                tag: "input",
+                input_type: "password",
+                ..Facts::default()
+            },
+        );
         assert!(pw.password && pw.secret && pw.editable);
         // Named otherwise, still a password field by its type.
-        let odd = judge("e2", "textbox", "Code", &Facts { tag: "input", input_type: "password", ..Facts::default() });
+        let odd = judge(
+            "e2",
+            "textbox",
+            "Code",
+            &Facts {
+                tag: "input",
+                input_type: "password",
+                ..Facts::default()
+            },
+        );
         assert!(odd.password);
-        let token = judge("e3", "textbox", "API token", &Facts { tag: "input", input_type: "text", ..Facts::default() });
+        let token = judge(
+            "e3",
+            "textbox",
+            "API token",
+            &Facts {
+                tag: "input",
+                input_type: "text",
+                ..Facts::default()
+            },
+        );
         assert!(token.secret && !token.password);
-        let card = judge("e4", "textbox", "", &Facts { tag: "input", input_type: "text", field_words: "cc-number".into(), ..Facts::default() });
+        let card = judge(
+            "e4",
+            "textbox",
+            "",
+            &Facts {
+                tag: "input",
+                input_type: "text",
+                field_words: "cc-number".into(),
+                ..Facts::default()
+            },
+        );
         assert!(card.secret);
-        let email = judge("e5", "textbox", "Email", &Facts { tag: "input", input_type: "email", ..Facts::default() });
+        let email = judge(
+            "e5",
+            "textbox",
+            "Email",
+            &Facts {
+                tag: "input",
+                input_type: "email",
+                ..Facts::default()
+            },
+        );
         assert!(!email.secret && email.editable);
     }
 }

@@ -24,9 +24,11 @@ const USUAL: &[&str] = &[
 /// exists.
 pub fn find(explicit: Option<&Path>) -> Result<PathBuf, BrowserError> {
     let mut looked = Vec::new();
-    let wanted = explicit
-        .map(Path::to_path_buf)
-        .or_else(|| std::env::var_os("CONCH_CHROMIUM").filter(|v| !v.is_empty()).map(PathBuf::from));
+    let wanted = explicit.map(Path::to_path_buf).or_else(|| {
+        std::env::var_os("CONCH_CHROMIUM")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    });
     if let Some(p) = wanted {
         if p.is_file() {
             return Ok(p);

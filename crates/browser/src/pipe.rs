@@ -90,7 +90,8 @@ impl Connection {
         }
         let (tx, rx) = oneshot::channel();
         lock(&self.waiting).insert(id, tx);
-        let mut bytes = serde_json::to_vec(&message).map_err(|e| BrowserError::Protocol(e.to_string()))?;
+        let mut bytes =
+            serde_json::to_vec(&message).map_err(|e| BrowserError::Protocol(e.to_string()))?;
         bytes.push(0);
         let written = {
             let mut w = self.writer.lock().unwrap_or_else(|p| p.into_inner());
@@ -115,7 +116,12 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-fn read_loop(from: File, waiting: &Waiting, events: &broadcast::Sender<Event>, closed: &AtomicBool) {
+fn read_loop(
+    from: File,
+    waiting: &Waiting,
+    events: &broadcast::Sender<Event>,
+    closed: &AtomicBool,
+) {
     let mut reader = BufReader::with_capacity(1 << 20, from);
     let mut buf = Vec::new();
     loop {

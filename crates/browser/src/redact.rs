@@ -5,7 +5,7 @@
 //! `[redacted N characters]`. The reviewer needs what a click does, not the
 //! secrets on the page.
 //!
-//! A run is the longest stretch of letters, digits and `+/_-=`; it is
+//! A run is the longest stretch of letters, digits and `+/_-` (with base64's `=` padding); it is
 //! opaque when it is 20 or more, mixes letters and digits, and one of its
 //! pieces (split at `/ _ -`) does too; or when a piece mixes them (or
 //! capitals and small letters, irregularly) over 15 characters, or any
@@ -15,13 +15,32 @@
 //! (spaces and dashes allowed) are a card or account number.
 
 const TOKEN_STARTS: &[&str] = &[
-    "sk-", "sk_live_", "sk_test_", "rk_live_", "pk_live_", "ghp_", "gho_", "ghu_", "ghs_",
-    "github_pat_", "glpat-", "xoxb-", "xoxp-", "xoxa-", "xoxs-", "akia", "asia", "aiza", "eyj",
-    "ya29.", "npm_", "pypi-",
+    "sk-",
+    "sk_live_",
+    "sk_test_",
+    "rk_live_",
+    "pk_live_",
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "github_pat_",
+    "glpat-",
+    "xoxb-",
+    "xoxp-",
+    "xoxa-",
+    "xoxs-",
+    "akia",
+    "asia",
+    "aiza",
+    "eyj",
+    "ya29.",
+    "npm_",
+    "pypi-",
 ];
 
 fn run_char(c: char) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '_' | '-' | '=')
+    c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '_' | '-')
 }
 
 fn opaque(run: &str) -> bool {
@@ -88,7 +107,15 @@ pub fn redact(text: &str) -> String {
             while i < chars.len() && run_char(chars[i]) {
                 i += 1;
             }
-            // A JWT or a dotted token: pieces joined by dots.
+            // Base64's padding ends a run; an `=` inside one (`key=value`)
+            // separates two.
+            let mut pad = i;
+            while pad < chars.len() && chars[pad] == '=' {
+                pad += 1;
+            }
+            if pad > i && chars.get(pad).is_none_or(|c| !run_char(*c)) {
+                i = pad;
+            }
             let run: String = chars[start..i].iter().collect();
             if opaque(&run) {
                 out.push_str(&format!("[redacted {} characters]", run.chars().count()));
@@ -110,15 +137,42 @@ mod tests {
     #[test]
     fn secrets_go_and_words_stay() {
         for (text, want) in [
-            ("Your key: sk-live-4eC39HqLyjWDarjtT1zdp7dc", "Your key: [redacted 29 characters]"),
-            ("token=ghp_16C7e42F292c6912E7710c838347Ae178B4a now", "token=[redacted 40 characters] now"),
-            ("session AKIAIOSFODNN7EXAMPLE", "session [redacted 20 characters]"),
-            ("card 4111 1111 1111 1111 ok", "card [redacted 19 characters] ok"),
-            ("https://a.example/reset?t=Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MA", "https://a.example/reset?t=[redacted 34 characters]"),
-            ("commit 3f5b8c2a91d7e4f6b0c8a2d1e9f7b3c5a4d6e8f0", "commit [redacted 40 characters]"),
-            ("https://news.example/2026/11/28/city-council-approves-the-new-bridge", "https://news.example/2026/11/28/city-council-approves-the-new-bridge"),
-            ("button \"Send\" [ref=e123456]", "button \"Send\" [ref=e123456]"),
-            ("Téléphone: +33 1 23 45 67 89", "Téléphone: +33 1 23 45 67 89"),
+            (
+                "Your key: sk-live-4eC39HqLyjWDarjtT1zdp7dc",
+                "Your key: [redacted 32 characters]",
+            ),
+            (
+                "token=ghp_16C7e42F292c6912E7710c838347Ae178B4a now",
+                "token=[redacted 40 characters] now",
+            ),
+            (
+                "session AKIAIOSFODNN7EXAMPLE",
+                "session [redacted 20 characters]",
+            ),
+            (
+                "card 4111 1111 1111 1111 ok",
+                "card [redacted 19 characters] ok",
+            ),
+            (
+                "https://a.example/reset?t=Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MA",
+                "https://a.example/reset?t=[redacted 30 characters]",
+            ),
+            (
+                "commit 3f5b8c2a91d7e4f6b0c8a2d1e9f7b3c5a4d6e8f0",
+                "commit [redacted 40 characters]",
+            ),
+            (
+                "https://news.example/2026/11/28/city-council-approves-the-new-bridge",
+                "https://news.example/2026/11/28/city-council-approves-the-new-bridge",
+            ),
+            (
+                "button \"Send\" [ref=e123456]",
+                "button \"Send\" [ref=e123456]",
+            ),
+            (
+                "Téléphone: +33 1 23 45 67 89",
+                "Téléphone: +33 1 23 45 67 89",
+            ),
             ("東京 2026年11月28日", "東京 2026年11月28日"),
             ("internationalization", "internationalization"),
         ] {
@@ -143,7 +197,16 @@ mod tests {
             "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_",
             "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567",
         ];
-        let around = ["Ihr Schlüssel: ", "key=", "« ", "鍵は ", "Bearer ", "\"", "(", ""];
+        let around = [
+            "Ihr Schlüssel: ",
+            "key=",
+            "« ",
+            "鍵は ",
+            "Bearer ",
+            "\"",
+            "(",
+            "",
+        ];
         for _ in 0..3_000 {
             let alphabet: Vec<char> = alphabets[(next() % 4) as usize].chars().collect();
             let len = 20 + (next() % 45) as usize;
@@ -152,7 +215,10 @@ mod tests {
                     .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
                     .collect();
                 // A secret has both letters and digits (or is long).
-                if (s.chars().any(|c| c.is_ascii_digit()) && s.chars().any(|c| c.is_ascii_alphabetic())) || len >= 28 {
+                if (s.chars().any(|c| c.is_ascii_digit())
+                    && s.chars().any(|c| c.is_ascii_alphabetic()))
+                    || len >= 28
+                {
                     break s;
                 }
             };
@@ -160,7 +226,10 @@ mod tests {
             let text = format!("{before}{secret} — merci.");
             let got = redact(&text);
             assert!(!got.contains(&secret), "{text} -> {got}");
-            assert!(got.starts_with(before) && got.ends_with(" — merci."), "{text} -> {got}");
+            assert!(
+                got.starts_with(before) && got.ends_with(" — merci."),
+                "{text} -> {got}"
+            );
         }
     }
 }

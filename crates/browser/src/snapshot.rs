@@ -33,16 +33,55 @@ pub struct Snapshot {
 }
 
 const INTERACTIVE: &[&str] = &[
-    "button", "link", "textbox", "searchbox", "checkbox", "radio", "combobox", "listbox",
-    "option", "menuitem", "menuitemcheckbox", "menuitemradio", "tab", "switch", "slider",
-    "spinbutton", "treeitem", "MenuListOption", "MenuListPopup", "PopUpButton", "ToggleButton",
+    "button",
+    "link",
+    "textbox",
+    "searchbox",
+    "checkbox",
+    "radio",
+    "combobox",
+    "listbox",
+    "option",
+    "menuitem",
+    "menuitemcheckbox",
+    "menuitemradio",
+    "tab",
+    "switch",
+    "slider",
+    "spinbutton",
+    "treeitem",
+    "MenuListOption",
+    "MenuListPopup",
+    "PopUpButton",
+    "ToggleButton",
 ];
 
 /// Roles shown even without a name: they give the page its shape.
 const SHAPE: &[&str] = &[
-    "heading", "list", "listitem", "table", "row", "cell", "columnheader", "rowheader", "form",
-    "navigation", "main", "banner", "contentinfo", "dialog", "alert", "img", "article",
-    "search", "tablist", "tabpanel", "menu", "menubar", "tree", "grid",
+    "heading",
+    "list",
+    "listitem",
+    "table",
+    "row",
+    "cell",
+    "columnheader",
+    "rowheader",
+    "form",
+    "navigation",
+    "main",
+    "banner",
+    "contentinfo",
+    "dialog",
+    "alert",
+    "img",
+    "article",
+    "search",
+    "tablist",
+    "tabpanel",
+    "menu",
+    "menubar",
+    "tree",
+    "grid",
 ];
 
 /// What the DOM says of one element.
@@ -100,7 +139,10 @@ fn index_dom(document: &Value) -> DomIndex {
             .map(|a| {
                 a.chunks(2)
                     .filter_map(|kv| {
-                        Some((kv.first()?.as_str()?.to_owned(), kv.get(1)?.as_str()?.to_owned()))
+                        Some((
+                            kv.first()?.as_str()?.to_owned(),
+                            kv.get(1)?.as_str()?.to_owned(),
+                        ))
                     })
                     .collect()
             })
@@ -112,7 +154,12 @@ fn index_dom(document: &Value) -> DomIndex {
             index.nodes.insert(id, Dom { tag, attrs, parent });
         }
         for key in ["children", "shadowRoots"] {
-            for child in node.get(key).and_then(Value::as_array).into_iter().flatten() {
+            for child in node
+                .get(key)
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
                 stack.push((child, id.or(parent)));
             }
         }
@@ -152,7 +199,10 @@ impl DomIndex {
         };
         let form = form_of().map(|f| {
             let action = f.attr("action").unwrap_or("");
-            (resolve(&self.base, action), f.attr("method").unwrap_or("get").to_owned())
+            (
+                resolve(&self.base, action),
+                f.attr("method").unwrap_or("get").to_owned(),
+            )
         });
         let words: Vec<&str> = ["name", "id", "autocomplete", "aria-label", "placeholder"]
             .iter()
@@ -200,7 +250,8 @@ impl Walk<'_> {
     fn line(&mut self, depth: usize, plain: &str, secret: &str) {
         let indent = "  ".repeat(depth);
         self.text.push_str(&format!("{indent}{plain}\n"));
-        self.redacted.push_str(&format!("{indent}{}\n", redact(secret)));
+        self.redacted
+            .push_str(&format!("{indent}{}\n", redact(secret)));
     }
 
     fn visit(&mut self, id: &str, depth: usize, parent_name: &str) {
@@ -259,7 +310,6 @@ impl Walk<'_> {
             plain.push(' ');
             plain.push_str(&quoted(&name));
         }
-        let mut secret_value = None;
         let mut element = None;
         if let (true, Some(backend)) = (interactive, backend) {
             let r = format!("e{backend}");
@@ -273,7 +323,9 @@ impl Walk<'_> {
         for flag in ["checked", "pressed", "selected", "expanded"] {
             match props.get(flag) {
                 Some(Value::String(s)) if s == "true" => plain.push_str(&format!(" [{flag}]")),
-                Some(Value::String(s)) if s == "mixed" => plain.push_str(&format!(" [{flag}=mixed]")),
+                Some(Value::String(s)) if s == "mixed" => {
+                    plain.push_str(&format!(" [{flag}=mixed]"))
+                }
                 Some(Value::Bool(true)) => plain.push_str(&format!(" [{flag}]")),
                 _ => {}
             }
@@ -304,15 +356,21 @@ impl Walk<'_> {
                 .map_or((false, false), |e| (e.password, e.secret));
             plain.push_str(&format!(
                 ": {}",
-                if password { "[hidden]".to_owned() } else { quoted(&value) }
+                if password {
+                    "[hidden]".to_owned()
+                } else {
+                    quoted(&value)
+                }
             ));
             secret_line.push_str(&format!(
                 ": {}",
-                if secret || password { "[hidden]".to_owned() } else { quoted(&value) }
+                if secret || password {
+                    "[hidden]".to_owned()
+                } else {
+                    quoted(&value)
+                }
             ));
-            secret_value = Some(());
         }
-        let _ = secret_value;
         self.line(depth, &plain, &secret_line);
         if let Some(el) = element {
             self.elements.insert(el.r#ref.clone(), el);

@@ -7,7 +7,7 @@ use std::time::Duration;
 use base64::Engine as _;
 use serde_json::{json, Value};
 
-use crate::browser::{lock, Browser, Known};
+use crate::browser::{lock, Browser};
 use crate::element::Element;
 use crate::error::BrowserError;
 use crate::pipe::Connection;
@@ -32,7 +32,9 @@ impl Tab {
     }
 
     async fn call(&self, method: &str, params: Value) -> Result<Value, BrowserError> {
-        self.conn.call(method, params, Some(&self.session), CALL).await
+        self.conn
+            .call(method, params, Some(&self.session), CALL)
+            .await
     }
 }
 
@@ -85,7 +87,12 @@ impl Browser {
             }
         }
         let made = conn
-            .call("Target.createTarget", json!({ "url": "about:blank" }), None, CALL)
+            .call(
+                "Target.createTarget",
+                json!({ "url": "about:blank" }),
+                None,
+                CALL,
+            )
             .await?;
         let target = made["targetId"].as_str().unwrap_or("").to_owned();
         let attached = conn
@@ -136,14 +143,24 @@ impl Browser {
         let went = tab
             .call("Page.navigate", json!({ "url": parsed.as_str() }))
             .await?;
-        if let Some(why) = went.get("errorText").and_then(Value::as_str).filter(|e| !e.is_empty()) {
+        if let Some(why) = went
+            .get("errorText")
+            .and_then(Value::as_str)
+            .filter(|e| !e.is_empty())
+        {
             return Err(BrowserError::Load {
                 url: url.to_owned(),
                 why: why.to_owned(),
             });
         }
         if went.get("loaderId").is_some() {
-            wait_for(&mut events, &tab, "Page.loadEventFired", self.config.page_timeout).await;
+            wait_for(
+                &mut events,
+                &tab,
+                "Page.loadEventFired",
+                self.config.page_timeout,
+            )
+            .await;
         }
         self.set_typed(chat, Some(false));
         self.read(&tab).await
@@ -168,7 +185,11 @@ impl Browser {
     }
 
     /// A PNG of what `chat`'s tab shows.
-    pub async fn screenshot(&self, chat: &str, call: &str) -> Result<(Vec<u8>, Shown), BrowserError> {
+    pub async fn screenshot(
+        &self,
+        chat: &str,
+        call: &str,
+    ) -> Result<(Vec<u8>, Shown), BrowserError> {
         let _busy = self.busy();
         let tab = self.open_tab(chat)?;
         let _one = tab.state.lock().await;
@@ -202,7 +223,13 @@ impl Browser {
             json!({ "entryId": entry["id"] }),
         )
         .await?;
-        wait_for(&mut events, &tab, "Page.loadEventFired", self.config.page_timeout).await;
+        wait_for(
+            &mut events,
+            &tab,
+            "Page.loadEventFired",
+            self.config.page_timeout,
+        )
+        .await;
         self.set_typed(chat, Some(false));
         self.read(&tab).await
     }
@@ -221,7 +248,7 @@ impl Browser {
         let tab = self.open_tab(chat)?;
         let _one = tab.state.lock().await;
         *lock(&tab.last_call) = Some(call.to_owned());
-        let (now, element) = self.check(&tab, r, expect).await?;
+        let (_, element) = self.check(&tab, r, expect).await?;
         let id = ref_id(r)?;
         let _ = tab
             .call("DOM.scrollIntoViewIfNeeded", json!({ "backendNodeId": id }))
@@ -236,12 +263,23 @@ impl Browser {
             .await?;
         }
         // A click may start loading a page: wait for it when it does.
-        let started = wait_for(&mut events, &tab, "Page.frameStartedLoading", Duration::from_millis(400)).await;
+        let started = wait_for(
+            &mut events,
+            &tab,
+            "Page.frameStartedLoading",
+            Duration::from_millis(400),
+        )
+        .await;
         if started {
-            wait_for(&mut events, &tab, "Page.loadEventFired", self.config.page_timeout).await;
+            wait_for(
+                &mut events,
+                &tab,
+                "Page.loadEventFired",
+                self.config.page_timeout,
+            )
+            .await;
             self.set_typed(chat, Some(false));
         }
-        let _ = now;
         self.read(&tab).await
     }
 
@@ -266,16 +304,22 @@ impl Browser {
             });
         }
         let id = ref_id(r)?;
-        tab.call("DOM.focus", json!({ "backendNodeId": id })).await?;
+        tab.call("DOM.focus", json!({ "backendNodeId": id }))
+            .await?;
         let object = resolve(&tab, id).await?;
-        let script = if text.is_empty() { scripts::CLEAR } else { scripts::SELECT_ALL };
+        let script = if text.is_empty() {
+            scripts::CLEAR
+        } else {
+            scripts::SELECT_ALL
+        };
         tab.call(
             "Runtime.callFunctionOn",
             json!({ "objectId": object, "functionDeclaration": script }),
         )
         .await?;
         if !text.is_empty() {
-            tab.call("Input.insertText", json!({ "text": text })).await?;
+            tab.call("Input.insertText", json!({ "text": text }))
+                .await?;
         }
         self.set_typed(chat, Some(true));
         self.read(&tab).await
@@ -312,7 +356,12 @@ impl Browser {
     }
 
     /// The middle of the element, if a click there reaches it.
-    async fn middle(&self, tab: &Tab, id: i64, element: &Element) -> Result<(f64, f64), BrowserError> {
+    async fn middle(
+        &self,
+        tab: &Tab,
+        id: i64,
+        element: &Element,
+    ) -> Result<(f64, f64), BrowserError> {
         let quads = tab
             .call("DOM.getContentQuads", json!({ "backendNodeId": id }))
             .await
@@ -358,7 +407,8 @@ impl Browser {
             if inside["result"]["value"].as_bool() != Some(true) {
                 return Err(BrowserError::Unusable {
                     element: element.describe(),
-                    why: "something else on the page covers it, so a click would land there".to_owned(),
+                    why: "something else on the page covers it, so a click would land there"
+                        .to_owned(),
                 });
             }
         }
