@@ -375,7 +375,9 @@ impl Walk<'_> {
         if let Some(el) = element {
             self.elements.insert(el.r#ref.clone(), el);
         }
-        walk_children(self, depth + 1, &name);
+        // A field's text is its value, shown (or hidden) above: its
+        // children don't say it again, so a hidden value stays hidden.
+        walk_children(self, depth + 1, &format!("{name}\n{value}"));
     }
 }
 

@@ -34,6 +34,7 @@ const FORM: &str = r#"<!doctype html><title>Write to us</title>
   <label>Your name <input name="who"></label>
   <label>Message <textarea name="text"></textarea></label>
   <label>Password <input type="password" name="pw"></label>
+  <label>API token <input name="api_token"></label>
   <button>Send</button>
 </form>"#;
 
@@ -232,6 +233,19 @@ async fn a_password_field_is_known_and_its_value_never_shown() {
     for text in [&shown.snapshot.text, &shown.snapshot.redacted] {
         assert!(!text.contains("hunter2"), "{text}");
     }
+    // A secret field's value, however plain its words, is the reviewer's
+    // to never see (its text isn't said again beneath it either).
+    let token = find(&shown.snapshot, "textbox", "API token").r#ref.clone();
+    let shown = b
+        .type_text("chat1", "c4", &token, "correct horse battery staple", None)
+        .await
+        .unwrap();
+    assert!(shown.snapshot.text.contains("correct horse battery staple"));
+    assert!(
+        !shown.snapshot.redacted.contains("correct horse"),
+        "{}",
+        shown.snapshot.redacted
+    );
     // The reviewer's page hides tokens the model's shows.
     assert!(shown.snapshot.text.contains("ghp_16C7e42F"));
     assert!(

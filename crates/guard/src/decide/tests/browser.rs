@@ -450,8 +450,8 @@ fn property_each_site_asks_and_passwords_always_ask() {
             .map(|_| -> &'static str { Box::leak(rng.pick(&keys).clone().into_boxed_str()) })
             .collect();
         let mark = *rng.pick(&marks);
-        let there = rng.next() % 3 != 0;
-        let others = rng.next() % 4 == 0;
+        let there = !rng.next().is_multiple_of(3);
+        let others = rng.next().is_multiple_of(4);
         let chat_spec = ChatSpec {
             there,
             others,
