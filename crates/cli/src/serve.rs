@@ -117,6 +117,16 @@ async fn serve(
     chats.use_models(Arc::new(conversations::models::Models::new(
         home.root().to_path_buf(),
     )));
+    // Conch's own browser, where Chromium is installed: nothing starts
+    // until a chat first uses it. `CONCH_BROWSER_ARGS` adds Chromium
+    // arguments (tests and replay map host names to 127.0.0.1).
+    if browser::find_chromium(None).is_ok() {
+        let mut config = browser::Config::in_home(home.root());
+        config.extra_args = std::env::var("CONCH_BROWSER_ARGS")
+            .map(|a| a.split_whitespace().map(str::to_owned).collect())
+            .unwrap_or_default();
+        chats.use_browser(browser::Browser::new(config));
+    }
     chats.purge_trash();
     let mut names = settings.allowed_hosts.clone();
     names.extend(args.allow_host.iter().cloned());
