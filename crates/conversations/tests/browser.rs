@@ -319,6 +319,24 @@ async fn the_second_site_in_a_marked_chat_asks_even_in_full_trust() {
         .await;
     assert_eq!(asks(&events).len(), 1, "no new question");
     assert!(finished(&events, "c3").ok);
+    // A screenshot is kept beside the chat's log, for its card.
+    let events = w
+        .step(
+            &chat,
+            "Show me",
+            call("c5", "browser_screenshot", json!({})),
+        )
+        .await;
+    let f = finished(&events, "c5");
+    assert!(f.ok, "{}", f.output);
+    let name = f.detail.unwrap()["screenshot"].as_str().unwrap().to_owned();
+    assert_eq!(name, "browser/c5.png");
+    let png = std::fs::read(w.home.join("chats").join(&chat.id).join(&name)).unwrap();
+    assert!(
+        png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() > 1_000,
+        "{} bytes",
+        png.len()
+    );
     // A third site asks again.
     let events = w
         .step(

@@ -206,6 +206,7 @@ export function ChatPage(props: {
             )}
             {!live.connected && live.events.length > 0 && <p class="quiet reconnecting">Reconnecting…</p>}
             <Transcript
+              chat={props.id}
               entries={folded.entries}
               streaming={live.streaming}
               firstPending={firstPending}

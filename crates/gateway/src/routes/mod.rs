@@ -1,5 +1,6 @@
 pub mod activity;
 pub mod artifacts;
+pub mod browser;
 pub mod chats;
 pub mod health;
 pub mod keys;
