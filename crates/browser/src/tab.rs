@@ -157,7 +157,7 @@ impl Browser {
             wait_for(
                 &mut events,
                 &tab,
-                "Page.loadEventFired",
+                &["Page.loadEventFired", "Page.frameStoppedLoading"],
                 self.config.page_timeout,
             )
             .await;
@@ -226,7 +226,7 @@ impl Browser {
         wait_for(
             &mut events,
             &tab,
-            "Page.loadEventFired",
+            &["Page.loadEventFired"],
             self.config.page_timeout,
         )
         .await;
@@ -266,15 +266,16 @@ impl Browser {
         let started = wait_for(
             &mut events,
             &tab,
-            "Page.frameStartedLoading",
+            &["Page.frameStartedLoading"],
             Duration::from_millis(400),
         )
         .await;
         if started {
+            // A page loads, or the load stops without one (a download).
             wait_for(
                 &mut events,
                 &tab,
-                "Page.loadEventFired",
+                &["Page.loadEventFired", "Page.frameStoppedLoading"],
                 self.config.page_timeout,
             )
             .await;
@@ -476,11 +477,12 @@ async fn resolve(tab: &Tab, id: i64) -> Result<String, BrowserError> {
         .ok_or_else(|| BrowserError::UnknownRef(format!("e{id}")))
 }
 
-/// Waits up to `within` for `method` from this tab; whether it came.
+/// Waits up to `within` for any of `methods` from this tab; whether one
+/// came.
 async fn wait_for(
     events: &mut tokio::sync::broadcast::Receiver<crate::pipe::Event>,
     tab: &Tab,
-    method: &str,
+    methods: &[&str],
     within: Duration,
 ) -> bool {
     let deadline = tokio::time::Instant::now() + within;
@@ -491,7 +493,9 @@ async fn wait_for(
             Ok(Err(tokio::sync::broadcast::error::RecvError::Lagged(_))) => continue,
             Ok(Err(_)) => return false,
             Ok(Ok(e)) => {
-                if e.method == method && e.session.as_deref() == Some(tab.session.as_str()) {
+                if methods.contains(&e.method.as_str())
+                    && e.session.as_deref() == Some(tab.session.as_str())
+                {
                     // Only the tab's own page, not a frame inside it.
                     let frame = e.params.get("frameId").and_then(Value::as_str);
                     if frame.is_none_or(|f| f == tab.target) {
