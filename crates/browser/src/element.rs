@@ -308,6 +308,87 @@ mod tests {
         assert_eq!(link.link.as_deref(), Some("https://bank.example/send"));
     }
 
+    /// Whatever a control is called, in any language or none: a submit
+    /// control of a form sends (to its formaction, else its form's
+    /// action), and a link never does.
+    #[test]
+    fn property_a_submit_sends_and_a_link_leads_whatever_the_words() {
+        let mut seed = 0x9e37_79b9_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let words = [
+            "Continue",
+            "Next",
+            "OK",
+            "→",
+            "",
+            "Weiter",
+            "Suivant",
+            "次へ",
+            "Далее",
+            "Send",
+            "Pay",
+            "Zoë",
+            "Ｇｏ",
+            "Sub\u{200b}mit",
+            "Résumé",
+            "確認",
+        ];
+        let actions = [
+            "https://a.example/x",
+            "https://evil.example/collect",
+            "mailto:x@y.example",
+            "",
+        ];
+        for _ in 0..3_000 {
+            let name: String = (0..1 + next() % 3)
+                .map(|_| words[(next() % words.len() as u64) as usize])
+                .collect::<Vec<_>>()
+                .join(" ");
+            let action = actions[(next() % actions.len() as u64) as usize];
+            let over = (next() % 3 == 0).then(|| "https://drop.example/y".to_owned());
+            let (tag, input_type) = match next() % 4 {
+                0 => ("button", ""),
+                1 => ("button", "submit"),
+                2 => ("input", "submit"),
+                _ => ("input", "image"),
+            };
+            let submit = judge(
+                "e1",
+                "button",
+                &name,
+                &Facts {
+                    tag,
+                    input_type,
+                    form: form(action, "post"),
+                    form_override: (over.clone(), None),
+                    ..Facts::default()
+                },
+            );
+            let sends = submit.sends.expect("a form's submit sends");
+            assert_eq!(
+                sends.to,
+                over.unwrap_or_else(|| action.to_owned()),
+                "{name}"
+            );
+            let link = judge(
+                "e2",
+                "link",
+                &name,
+                &Facts {
+                    tag: "a",
+                    href: Some(action.to_owned()),
+                    ..Facts::default()
+                },
+            );
+            assert_eq!(link.sends, None, "{name}");
+        }
+    }
+
     #[test]
     fn password_and_secret_fields() {
         let pw = judge(

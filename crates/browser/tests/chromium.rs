@@ -53,6 +53,12 @@ setInterval(() => fetch("/state").then(r => r.text()).then(s => {
 }), 50);
 </script>"#;
 
+/// A page that lays an invisible link over its harmless button: a click
+/// "on the button" would land on the link.
+const COVERED: &str = r#"<!doctype html><title>Covered</title>
+<button id="b" style="position:absolute;left:20px;top:20px;width:120px;height:40px">Show more</button>
+<a href="/collect" style="position:absolute;left:0;top:0;width:400px;height:200px;opacity:0.01;display:block">x</a>"#;
+
 async fn serve() -> (SocketAddr, Arc<Site>) {
     let site = Arc::new(Site::default());
     let app = Router::new()
@@ -62,6 +68,7 @@ async fn serve() -> (SocketAddr, Arc<Site>) {
             get(|| async { axum::Json(vec!["Äpfel für Zoë", "東京の天気", "plain"]) }),
         )
         .route("/form", get(|| async { Html(FORM) }))
+        .route("/covered", get(|| async { Html(COVERED) }))
         .route(
             "/changing",
             get(|headers: axum::http::HeaderMap| async move {
@@ -361,4 +368,26 @@ async fn only_web_pages_are_opened() {
         assert!(matches!(err, BrowserError::NotWeb(_)), "{url}: {err}");
     }
     assert!(!b.is_running(), "refused before starting anything");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_control_covered_by_something_else_is_not_clicked() {
+    let (addr, _) = serve().await;
+    let home = tempfile::tempdir().unwrap();
+    let b = browser(home.path());
+    let shown = b
+        .open(
+            "chat1",
+            "c1",
+            &format!("http://news.example:{}/covered", addr.port()),
+        )
+        .await
+        .unwrap();
+    let button = find(&shown.snapshot, "button", "Show more").r#ref.clone();
+    let err = b.click("chat1", "c2", &button, None).await.unwrap_err();
+    assert!(matches!(err, BrowserError::Unusable { .. }), "{err}");
+    assert!(err.to_string().contains("covers it"), "{err}");
+    let now = b.snapshot("chat1", "c3").await.unwrap();
+    assert_eq!(now.snapshot.title, "Covered", "nothing was followed");
+    b.stop().await;
 }
