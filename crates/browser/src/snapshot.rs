@@ -30,6 +30,9 @@ pub struct Snapshot {
     pub elements: BTreeMap<String, Element>,
     /// The whole page is in it: no frame whose content it can't show.
     pub complete: bool,
+    /// Fields with a value the reviewer's rendering hides (a password, a
+    /// token): a click would send what the reviewer can't see.
+    pub hidden_values: usize,
 }
 
 const INTERACTIVE: &[&str] = &[
@@ -244,6 +247,7 @@ struct Walk<'a> {
     text: String,
     redacted: String,
     elements: BTreeMap<String, Element>,
+    hidden_values: usize,
 }
 
 impl Walk<'_> {
@@ -370,6 +374,9 @@ impl Walk<'_> {
                     quoted(&value)
                 }
             ));
+            if secret || password {
+                self.hidden_values += 1;
+            }
         }
         self.line(depth, &plain, &secret_line);
         if let Some(el) = element {
@@ -400,6 +407,7 @@ pub fn build(ax: &Value, dom: &Value, url: &str, title: &str) -> Snapshot {
         text: String::new(),
         redacted: String::new(),
         elements: BTreeMap::new(),
+        hidden_values: 0,
     };
     let header = format!("Page: {} — {url}\n", quoted(title));
     walk.text.push_str(&header);
@@ -420,5 +428,6 @@ pub fn build(ax: &Value, dom: &Value, url: &str, title: &str) -> Snapshot {
         redacted: walk.redacted,
         elements: walk.elements,
         complete,
+        hidden_values: walk.hidden_values,
     }
 }

@@ -240,6 +240,10 @@ async fn a_password_field_is_known_and_its_value_never_shown() {
     for text in [&shown.snapshot.text, &shown.snapshot.redacted] {
         assert!(!text.contains("hunter2"), "{text}");
     }
+    assert_eq!(
+        shown.snapshot.hidden_values, 1,
+        "the password's value is hidden"
+    );
     // A secret field's value, however plain its words, is the reviewer's
     // to never see (its text isn't said again beneath it either).
     let token = find(&shown.snapshot, "textbox", "API token").r#ref.clone();
@@ -248,6 +252,7 @@ async fn a_password_field_is_known_and_its_value_never_shown() {
         .await
         .unwrap();
     assert!(shown.snapshot.text.contains("correct horse battery staple"));
+    assert_eq!(shown.snapshot.hidden_values, 2, "and the token's");
     assert!(
         !shown.snapshot.redacted.contains("correct horse"),
         "{}",

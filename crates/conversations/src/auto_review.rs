@@ -207,6 +207,10 @@ pub(crate) async fn review(
     // and redacted; the click then happens only on exactly that page.
     let page = match action {
         Action::Browser(b) if b.op == BrowserOp::Click => match crate::browsing::look(chat).await {
+            Ok(s) if s.hidden_values > 0 => {
+                let line = "This click would send a password or another secret field the reviewer can't see, so you're asked.";
+                return record.keep(None, Some("page"), line.to_owned()).await;
+            }
             Ok(s) if s.complete => Some(s.redacted),
             Ok(_) => {
                 let line = "Part of the page is in frames Auto mode's reviewer can't see, so you're asked.";

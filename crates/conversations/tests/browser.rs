@@ -738,3 +738,90 @@ async fn a_download_lands_in_the_work_folder_and_marks_the_chat() {
         "nothing is left in the staging folder"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_click_that_would_send_a_secret_the_reviewer_cant_see_goes_to_the_owner() {
+    let w = world(Mode::Auto, false).await;
+    let chat = w.chats.create(NewChat::default()).await.unwrap();
+    w.step(
+        &chat,
+        "Sign me in to my files.",
+        call(
+            "c1",
+            "browser_open",
+            json!({"url": w.url("files.example", "/form")}),
+        ),
+    )
+    .await;
+    // The owner allows the site for the chat when the assistant first
+    // types there.
+    let email = w.r#ref(&chat, "textbox", "Email");
+    let events = w
+        .step(
+            &chat,
+            "My email is zoë@files.example.",
+            call(
+                "c2",
+                "browser_type",
+                json!({"ref": email, "text": "zoë@files.example"}),
+            ),
+        )
+        .await;
+    let ask = asks(&events).pop().unwrap();
+    assert_eq!(ask.why, ["after-reading.browser-site"]);
+    let n = chat.log.events_after(0).unwrap().len();
+    chat.answer(&ask.ask, Answer::Always, "owner".into())
+        .await
+        .unwrap();
+    until(&chat, n, |e| matches!(e.body, Body::TurnEnded(_))).await;
+    // The password: asked, each time.
+    let pw = w.r#ref(&chat, "textbox", "Password");
+    let events = w
+        .step(
+            &chat,
+            "My password is hunter2.",
+            call("c3", "browser_type", json!({"ref": pw, "text": "hunter2"})),
+        )
+        .await;
+    let ask = asks(&events).pop().unwrap();
+    assert_eq!(ask.why, ["browser.password"]);
+    let n = chat.log.events_after(0).unwrap().len();
+    chat.answer(&ask.ask, Answer::Once, "owner".into())
+        .await
+        .unwrap();
+    until(&chat, n, |e| matches!(e.body, Body::TurnEnded(_))).await;
+    // The click would send the password, which the reviewer's page hides:
+    // the owner is asked, and the reviewer isn't.
+    let sign_in = w.r#ref(&chat, "button", "Sign in");
+    w.engine.push_review(ScriptedReview::Reply {
+        text: r#"{"verdict":"allow","risk":"low","evidence":["m1"],"reason":"The owner asked to sign in."}"#.to_owned(),
+        delay: Duration::ZERO,
+    });
+    let events = w
+        .step(
+            &chat,
+            "Sign in now.",
+            call("c4", "browser_click", json!({"ref": sign_in})),
+        )
+        .await;
+    let ask = asks(&events).pop().unwrap();
+    assert_eq!(ask.call, "c4");
+    assert!(
+        w.engine.review_prompts().is_empty(),
+        "the reviewer wasn't asked"
+    );
+    assert!(
+        ask.note.as_deref().unwrap_or("").contains("can't see"),
+        "{:?}",
+        ask.note
+    );
+    assert!(w.site.posted.lock().unwrap().is_empty());
+    let n = chat.log.events_after(0).unwrap().len();
+    chat.answer(&ask.ask, Answer::Once, "owner".into())
+        .await
+        .unwrap();
+    until(&chat, n, |e| matches!(e.body, Body::TurnEnded(_))).await;
+    let posted = w.site.posted.lock().unwrap().clone();
+    assert_eq!(posted.len(), 1, "the owner's yes sent it");
+    assert!(posted[0].contains("pw=hunter2"), "{posted:?}");
+}
