@@ -346,7 +346,10 @@ async fn the_second_site_in_a_marked_chat_asks_even_in_full_trust() {
     let f = finished(&events, "c5");
     assert!(f.ok, "{}", f.output);
     let name = f.detail.unwrap()["screenshot"].as_str().unwrap().to_owned();
-    assert_eq!(name, "browser/c5.png");
+    assert!(
+        name.starts_with("browser/c5-") && name.ends_with(".png"),
+        "{name}"
+    );
     let png = std::fs::read(w.home.join("chats").join(&chat.id).join(&name)).unwrap();
     assert!(
         png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() > 1_000,

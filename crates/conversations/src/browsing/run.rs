@@ -141,8 +141,8 @@ fn shown_outcome(tool: &str, shown: &Shown, screenshot: Option<String>, password
     Outcome::ok(format!("{head}{text}"), Some(detail))
 }
 
-/// Keeps a screenshot beside the chat's log, as `browser/<call>.png`; the
-/// card shows it.
+/// Keeps a screenshot beside the chat's log, as `browser/<call>-<random>.png`;
+/// the card shows it.
 async fn save_screenshot(chat: &Chat, call: &str, png: &[u8]) -> Result<String, String> {
     let Some(chats) = chat.chats.upgrade() else {
         return Err("The screenshot couldn't be kept: Conch is stopping.".to_owned());
@@ -159,7 +159,9 @@ async fn save_screenshot(chat: &Chat, call: &str, png: &[u8]) -> Result<String, 
         })
         .take(80)
         .collect();
-    let name = format!("{safe}.png");
+    // Call ids can repeat (an engine's own counter, a new turn): a random
+    // part keeps an earlier screenshot from being replaced.
+    let name = format!("{safe}-{}.png", crate::ids::random_id(8));
     let path = dir.join(&name);
     let png = png.to_vec();
     let kept = tokio::task::spawn_blocking(move || -> std::io::Result<()> {

@@ -1,6 +1,6 @@
 //! `GET /api/chats/{id}/browser/{file}`: a screenshot Conch's browser took
 //! in that chat (`browser_screenshot`), kept beside the chat's log as
-//! `browser/<call>.png`; the tool card shows it. Only such names are
+//! `browser/<call>-<random>.png`; the tool card shows it. Only such names are
 //! served, so nothing else in the chat's folder is reachable this way.
 
 use axum::extract::{Path, State};
@@ -10,11 +10,11 @@ use axum::response::{IntoResponse, Response};
 use crate::error::ApiError;
 use crate::state::AppState;
 
-/// `<call>.png`, the call made of letters, digits, `-` and `_`.
+/// `<name>.png`, the name made of letters, digits, `-` and `_`.
 fn screenshot_name(file: &str) -> bool {
     file.strip_suffix(".png").is_some_and(|stem| {
         !stem.is_empty()
-            && stem.len() <= 80
+            && stem.len() <= 100
             && stem
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
