@@ -111,12 +111,21 @@ pub fn start(program: &Path, args: &[String]) -> Result<Started, BrowserError> {
         .stderr(Stdio::null())
         .process_group(0)
         .kill_on_drop(true);
-    // SAFETY: the closure only calls fcntl and dup2, which are
+    // SAFETY: the closure only calls prctl, fcntl and dup2, which are
     // async-signal-safe, on descriptors that are open in the child. Each is
     // first copied above 10 so that moving one onto 3 or 4 can't close the
     // other; dup2 clears close-on-exec on the copies Chromium keeps.
     unsafe {
         command.pre_exec(move || {
+            // Chromium is in its own process group, so a signal to Conch's
+            // group doesn't reach it: it is killed when the thread that
+            // started it ends (a runtime worker, which lives as long as
+            // Conch), however Conch ends, so it never outlives Conch with
+            // its profile open.
+            #[cfg(target_os = "linux")]
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
             let high_a = libc::fcntl(a, libc::F_DUPFD_CLOEXEC, 10);
             let high_b = libc::fcntl(b, libc::F_DUPFD_CLOEXEC, 10);
             if high_a < 0 || high_b < 0 {

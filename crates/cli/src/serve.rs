@@ -120,13 +120,15 @@ async fn serve(
     // Conch's own browser, where Chromium is installed: nothing starts
     // until a chat first uses it. `CONCH_BROWSER_ARGS` adds Chromium
     // arguments (tests and replay map host names to 127.0.0.1).
-    if browser::find_chromium(None).is_ok() {
+    let own_browser = browser::find_chromium(None).is_ok().then(|| {
         let mut config = browser::Config::in_home(home.root());
         config.extra_args = std::env::var("CONCH_BROWSER_ARGS")
             .map(|a| a.split_whitespace().map(str::to_owned).collect())
             .unwrap_or_default();
-        chats.use_browser(browser::Browser::new(config));
-    }
+        let b = browser::Browser::new(config);
+        chats.use_browser(b.clone());
+        b
+    });
     chats.purge_trash();
     let mut names = settings.allowed_hosts.clone();
     names.extend(args.allow_host.iter().cloned());
@@ -177,11 +179,15 @@ async fn serve(
         stop.notified().await;
         tokio::time::sleep(Duration::from_secs(2)).await;
     };
-    tokio::select! {
-        result = server => result.map_err(|e| Failure(format!("The gateway stopped: {e}.")))?,
-        () = grace => {}
+    let served = tokio::select! {
+        result = server => result.map_err(|e| Failure(format!("The gateway stopped: {e}."))),
+        () = grace => Ok(()),
+    };
+    // Chromium closes its profile properly before Conch goes.
+    if let Some(b) = own_browser {
+        b.stop().await;
     }
-    Ok(())
+    served
 }
 
 /// The gateway's limits: each setting given, else its default.
