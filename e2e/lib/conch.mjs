@@ -48,9 +48,17 @@ export async function startConch(setup = () => {}) {
     url,
     home,
     stop() {
+      // Conch stops its browser on the way out, which closes its profile
+      // in its folder: the folders go once Conch has gone (await it to
+      // wait for that).
+      const clean = () => {
+        rmSync(home, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+        rmSync(work, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+      };
+      const exited = child.exitCode !== null || child.signalCode !== null;
+      const done = exited ? Promise.resolve() : new Promise((resolve) => child.once("exit", resolve));
       child.kill();
-      rmSync(home, { recursive: true, force: true });
-      rmSync(work, { recursive: true, force: true });
+      return done.then(clean);
     },
   };
 }

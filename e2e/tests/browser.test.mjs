@@ -40,8 +40,8 @@ test("Conch's browser: a page opened and a screenshot taken show in their cards 
     await panel.waitFor({ state: "detached" });
     assert.deepEqual(b.errors, []);
   } finally {
-    await b.close();
-    conch.stop();
     site.close();
+    await b.close();
+    await conch.stop();
   }
 });
