@@ -384,6 +384,10 @@ async fn drive(scenario: Scenario, keep: Option<&Path>) -> Result<Value, Failure
         }
     }
     end_turn(&chat, &moves).await?;
+    // Chromium closes its profile before the temporary home goes.
+    if let Some(b) = chats.browser() {
+        b.stop().await;
+    }
 
     let view = chat.log.view();
     let marks: Vec<Value> = view
