@@ -48,12 +48,17 @@ export async function startConch(setup = () => {}) {
     url,
     home,
     stop() {
-      // At once: a gentle stop gives Conch two seconds in which it may
-      // still write (the routines' scheduler settles its runs when
-      // routines.json goes) while the folder is being removed.
-      child.kill("SIGKILL");
-      rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
-      rmSync(work, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+      // Conch stops its browser on the way out, which closes its profile
+      // in its folder: the folders go once Conch has gone (await it to
+      // wait for that).
+      const clean = () => {
+        rmSync(home, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+        rmSync(work, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+      };
+      const exited = child.exitCode !== null || child.signalCode !== null;
+      const done = exited ? Promise.resolve() : new Promise((resolve) => child.once("exit", resolve));
+      child.kill();
+      return done.then(clean);
     },
   };
 }

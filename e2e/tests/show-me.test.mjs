@@ -223,8 +223,19 @@ test("pinned as an app: Apps in the sidebar, /apps/:id from the cache, Refresh a
     assert.match(await page.locator(".palette li.at").innerText(), /Weekly numbers\s+Chart, pinned/);
     await page.keyboard.press("Enter");
     await page.waitForURL(`${conch.url}/apps/${id}`);
-    await page.keyboard.press("Control+k");
-    await page.getByLabel("Find chats, skills and commands").fill("supplies");
+    // The app's page is loaded when first shown; ⌘K once it has drawn (a
+    // press while it loads can land before the page listens).
+    const find = page.getByLabel("Find chats, skills and commands");
+    for (let tries = 1; ; tries++) {
+      await page.keyboard.press("Control+k");
+      try {
+        await find.waitFor({ timeout: 3000 });
+        break;
+      } catch (e) {
+        if (tries >= 3) throw e;
+      }
+    }
+    await find.fill("supplies");
     await page.keyboard.press("Enter");
     await page.waitForURL(new RegExp(`${chatUrl}\\?artifact=`));
     await panel(page).locator(".data-table").waitFor();

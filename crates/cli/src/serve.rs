@@ -145,6 +145,18 @@ async fn serve(
     chats.use_models(Arc::new(conversations::models::Models::new(
         home.root().to_path_buf(),
     )));
+    // Conch's own browser, where Chromium is installed: nothing starts
+    // until a chat first uses it. `CONCH_BROWSER_ARGS` adds Chromium
+    // arguments (tests and replay map host names to 127.0.0.1).
+    let own_browser = browser::find_chromium(None).is_ok().then(|| {
+        let mut config = browser::Config::in_home(home.root());
+        config.extra_args = std::env::var("CONCH_BROWSER_ARGS")
+            .map(|a| a.split_whitespace().map(str::to_owned).collect())
+            .unwrap_or_default();
+        let b = browser::Browser::new(config);
+        chats.use_browser(b.clone());
+        b
+    });
     chats.purge_trash();
     let started = crate::serve_more::start(&home, &settings, &chats);
     let mut names = settings.allowed_hosts.clone();
@@ -204,11 +216,15 @@ async fn serve(
         stop.notified().await;
         tokio::time::sleep(Duration::from_secs(2)).await;
     };
-    tokio::select! {
-        result = server => result.map_err(|e| Failure(format!("The gateway stopped: {e}.")))?,
-        () = grace => {}
+    let served = tokio::select! {
+        result = server => result.map_err(|e| Failure(format!("The gateway stopped: {e}."))),
+        () = grace => Ok(()),
+    };
+    // Chromium closes its profile properly before Conch goes.
+    if let Some(b) = own_browser {
+        b.stop().await;
     }
-    Ok(())
+    served
 }
 
 /// The gateway's limits: each setting given, else its default.

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use engines::{Engine, EngineError};
-use protocol::{Action, Body, Event, ReviewJudged, ReviewOutcome};
+use protocol::{Action, Body, BrowserOp, Event, ReviewJudged, ReviewOutcome};
 use review::{Judgement, Verdict};
 use serde_json::json;
 use tools::binding::Binding;
@@ -203,11 +203,33 @@ pub(crate) async fn review(
         let line = format!("Auto mode's reviewer can't approve a script it can't pin down: {why}");
         return record.keep(None, Some("script"), line).await;
     }
-    let input = match review::build_input(
+    // A click in the browser is reviewed with the page it acts on, whole
+    // and redacted; the click then happens only on exactly that page.
+    let page = match action {
+        Action::Browser(b) if b.op == BrowserOp::Click => match crate::browsing::look(chat).await {
+            Ok(s) if s.hidden_values > 0 => {
+                let line = "This click would send a password or another secret field the reviewer can't see, so you're asked.";
+                return record.keep(None, Some("page"), line.to_owned()).await;
+            }
+            Ok(s) if s.complete => Some(s.redacted),
+            Ok(_) => {
+                let line = "Part of the page is in frames Auto mode's reviewer can't see, so you're asked.";
+                return record.keep(None, Some("page"), line.to_owned()).await;
+            }
+            Err(e) => {
+                let line =
+                    format!("Auto mode's reviewer couldn't read the page, so you're asked. {e}");
+                return record.keep(None, Some("page"), line).await;
+            }
+        },
+        _ => None,
+    };
+    let input = match review::build_with_page(
         &call.name,
         &call.input,
         action,
         &events,
+        page.as_deref(),
         config.context_chars,
     ) {
         Ok(i) => i,
@@ -285,6 +307,9 @@ pub(crate) async fn review(
                 return record.keep(j, Some("changed"), line).await;
             }
             record.write(ReviewOutcome::Allowed, j, None).await?;
+            if let Some(page) = page {
+                chat.keep_reviewed_page(&call.id, page);
+            }
             Ok(Reviewed::Allowed(before))
         }
     }

@@ -53,6 +53,9 @@ pub struct Chat {
     /// Answers, mode changes and ended questions are decided one at a time,
     /// so two answers to one question can't both land.
     pub(crate) decisions: tokio::sync::Mutex<()>,
+    /// The redacted page Auto's reviewer allowed a browser click on, by
+    /// call: the click happens only on that page, exactly.
+    reviewed_pages: Mutex<std::collections::HashMap<String, String>>,
 }
 
 /// What every chat of one `Chats` shares.
@@ -108,6 +111,7 @@ impl Chat {
             current: Mutex::new(None),
             waiters: Waiters::default(),
             decisions: tokio::sync::Mutex::new(()),
+            reviewed_pages: Mutex::default(),
         }
     }
 
@@ -336,6 +340,22 @@ impl Chat {
             }))
             .await?;
         Ok(())
+    }
+
+    /// Keeps the page the reviewer allowed `call`'s click on.
+    pub(crate) fn keep_reviewed_page(&self, call: &str, page: String) {
+        self.reviewed_pages
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(call.to_owned(), page);
+    }
+
+    /// The page the reviewer allowed `call` on, once.
+    pub(crate) fn take_reviewed_page(&self, call: &str) -> Option<String> {
+        self.reviewed_pages
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(call)
     }
 
     /// Whether a turn is running or about to.

@@ -110,6 +110,9 @@ pub struct Chats {
     /// Which provider answers a turn (see models.rs); without it, every
     /// turn runs on `engine`.
     models: std::sync::OnceLock<Arc<crate::models::Models>>,
+    /// Conch's own browser (see `browsing`); without it, the browser tools
+    /// aren't offered.
+    browser: std::sync::OnceLock<Arc<browser::Browser>>,
     /// What a list shows of chats that aren't open, by when their log last
     /// changed and how long it was (see `peek`).
     peeked: Mutex<HashMap<String, (std::time::SystemTime, u64, Peeked)>>,
@@ -216,6 +219,7 @@ impl Chats {
                 me.clone(),
             ),
             models: std::sync::OnceLock::new(),
+            browser: std::sync::OnceLock::new(),
             peeked: Mutex::new(HashMap::new()),
             switches: {
                 let switches = config.guard.switches.clone().unwrap_or_else(|| {
@@ -267,6 +271,20 @@ impl Chats {
     /// Turns pick their engine from the home's providers from now on.
     pub fn use_models(&self, models: Arc<crate::models::Models>) {
         let _ = self.models.set(models);
+    }
+
+    /// Gives every chat Conch's browser: its tools are offered from now
+    /// on, and its downloads land in their chats' work folders. Once; a
+    /// second browser is ignored. Needs a running Tokio runtime.
+    pub fn use_browser(&self, browser: Arc<browser::Browser>) {
+        if let Some(downloads) = browser.downloads() {
+            tokio::spawn(crate::browsing::watch_downloads(self.me.clone(), downloads));
+        }
+        let _ = self.browser.set(browser);
+    }
+
+    pub fn browser(&self) -> Option<&Arc<browser::Browser>> {
+        self.browser.get()
     }
 
     pub fn models(&self) -> Option<&Arc<crate::models::Models>> {

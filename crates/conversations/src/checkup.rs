@@ -265,6 +265,8 @@ fn home_folder(home: &Path) -> Check {
         "chats",
         "artifacts",
         "memories.json",
+        // The browser's profile: the sites it is signed in to.
+        "browser",
     ] {
         let p = home.join(name);
         if mode(&p).is_some_and(|m| m & 0o077 != 0) {

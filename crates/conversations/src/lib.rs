@@ -5,6 +5,7 @@ pub mod approval;
 pub mod artifact;
 pub mod auto_review;
 mod broker;
+pub mod browsing;
 mod chat;
 mod chat_admin;
 mod chats;

@@ -127,6 +127,9 @@ async fn steps(chat: &Arc<Chat>, turn: u64, cancel: &Cancel) -> Result<(), TurnE
                 let mut specs = chat.tools.specs();
                 specs.extend(crate::artifact::specs());
                 specs.extend(crate::memories::specs());
+                if crate::browsing::browser_of(chat).is_some() {
+                    specs.extend(crate::browsing::specs());
+                }
                 if chat.parent.is_none() {
                     specs.push(crate::helper::spec());
                     specs.push(crate::routine::spec());
@@ -239,9 +242,17 @@ async fn one_call(
             crate::memories::run(chat, &call.id, &call.name, &call.input).await
         }
         Action::Routine { .. } => crate::routine::run(chat, &call.input).await,
+        Action::Browser(_) => crate::browsing::run(chat, &call, &action).await,
         _ => chat.tools.run(&call, &action, &ctx).await,
     };
-    let mark = guard::mark_for(&action, outcome.detail.as_ref());
+    let mark = guard::mark_for(&action, outcome.detail.as_ref()).filter(|(source, what)| {
+        // The browser shows the same site page after page: it marks once.
+        !matches!(action, Action::Browser(_))
+            || !chat.log.with_view(|v| {
+                v.held_taints()
+                    .any(|m| m.source == *source && m.what == *what)
+            })
+    });
     let loaded = outcome
         .ok
         .then(|| {
@@ -289,6 +300,8 @@ pub(crate) fn classify(chat: &Chat, call: &ToolCall) -> Result<Action, String> {
         crate::artifact::classify(&call.name, &call.input)
     } else if crate::memories::is_memory_tool(&call.name) {
         crate::memories::classify(&call.name, &call.input)
+    } else if crate::browsing::is_browser_tool(&call.name) {
+        crate::browsing::classify(chat, call)
     } else {
         chat.tools.classify(call, &chat.work)
     }

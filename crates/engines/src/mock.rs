@@ -116,6 +116,22 @@ pub fn mock_step(request: &StepRequest) -> MockStep {
             };
         }
     }
+    // "open <url> in the browser", "take a screenshot": Conch's browser,
+    // where it is offered.
+    if has(&["browser"]) && offered("browser_open") {
+        if let Some(url) = url_in(text) {
+            return MockStep::Call {
+                name: "browser_open".into(),
+                input: serde_json::json!({ "url": url }),
+            };
+        }
+    }
+    if has(&["screenshot"]) && offered("browser_screenshot") {
+        return MockStep::Call {
+            name: "browser_screenshot".into(),
+            input: serde_json::json!({}),
+        };
+    }
     if has(&["read", "fetch", "open", "visit"]) && offered("web_fetch") {
         if let Some(url) = url_in(text) {
             return MockStep::Call {
@@ -266,14 +282,20 @@ mod tests {
 
     #[test]
     fn calls_tools_when_asked_and_offered() {
-        let tools: Vec<protocol::ToolSpec> = ["run_command", "web_fetch", "list_files"]
-            .iter()
-            .map(|n| protocol::ToolSpec {
-                name: n.to_string(),
-                description: String::new(),
-                schema: serde_json::json!({}),
-            })
-            .collect();
+        let tools: Vec<protocol::ToolSpec> = [
+            "run_command",
+            "web_fetch",
+            "list_files",
+            "browser_open",
+            "browser_screenshot",
+        ]
+        .iter()
+        .map(|n| protocol::ToolSpec {
+            name: n.to_string(),
+            description: String::new(),
+            schema: serde_json::json!({}),
+        })
+        .collect();
         let step = |text: &str| {
             mock_step(&StepRequest {
                 items: vec![Item::Owner(text.into())],
@@ -296,6 +318,16 @@ mod tests {
             }
         );
         assert!(matches!(step("list files"), MockStep::Call { name, .. } if name == "list_files"));
+        assert_eq!(
+            step("Open https://news.example/a in the browser"),
+            MockStep::Call {
+                name: "browser_open".into(),
+                input: serde_json::json!({"url": "https://news.example/a"})
+            }
+        );
+        assert!(
+            matches!(step("Take a screenshot"), MockStep::Call { name, .. } if name == "browser_screenshot")
+        );
         // Without the tool on offer it only talks.
         assert!(matches!(
             mock_step(&StepRequest {

@@ -52,6 +52,10 @@ pub fn router(state: AppState) -> Router {
         .route("/api/providers/{name}", delete(routes::providers::remove))
         .route("/api/providers/{name}/test", post(routes::providers::test))
         .route("/api/chats/{id}/events", get(routes::chats::events))
+        .route(
+            "/api/chats/{id}/browser/{file}",
+            get(routes::browser::screenshot),
+        )
         .route("/api/chats/{id}/stream", get(routes::stream::stream))
         .route(
             "/api/chats/{id}/messages",

@@ -1,6 +1,6 @@
 use std::collections::BTreeMap;
 
-use protocol::{Action, ChatView, Mode};
+use protocol::{Action, BrowserOp, ChatView, Mode};
 
 use crate::address;
 use crate::policy::Policy;
@@ -120,6 +120,7 @@ fn reads_only(action: &Action) -> bool {
         | Action::Artifact { .. } => true,
         Action::Integration { read_only, .. } => *read_only,
         Action::Memory { op, .. } => op.reads_only(),
+        Action::Browser(b) => b.op.reads_only(),
         Action::FileChange { .. }
         | Action::Command { .. }
         | Action::FetchSends { .. }
@@ -143,6 +144,9 @@ fn after_reading_rule(action: &Action, chat: &ChatView) -> Option<Rule> {
         Action::FetchSends { .. } => Some(Rule::AfterReadingDataFetch),
         Action::PageRead { url, .. } => {
             address::carries_data(url, chat).map(|_| Rule::AfterReadingDataFetch)
+        }
+        Action::Browser(b) if b.op == BrowserOp::Open => {
+            address::carries_data(&b.url, chat).map(|_| Rule::AfterReadingDataFetch)
         }
         Action::Integration {
             read_only: false, ..
@@ -275,7 +279,28 @@ pub fn decide(call: Call<'_>, chat: &ChatView, settings: &Settings) -> Decision 
         {
             reasons.push(by_mode(Rule::ModeAskIntegration));
         }
+        // A click that sends asks as an integration that writes does, but
+        // each time: the browser keeps its own "always" (per site, below).
+        Action::Browser(b) if careful && b.op == BrowserOp::Click && b.sends.is_some() => {
+            reasons.push(Reason {
+                rule: Rule::ModeAskBrowserSend,
+                offers: None,
+                satisfied_by: Vec::new(),
+            });
+        }
         _ => {}
+    }
+
+    // A password typed into a page is asked about every time, in every
+    // mode, and never remembered.
+    if let Action::Browser(b) = call.action {
+        if b.op == BrowserOp::Type && b.password {
+            reasons.push(Reason {
+                rule: Rule::BrowserPassword,
+                offers: None,
+                satisfied_by: Vec::new(),
+            });
+        }
     }
 
     // What runs later by itself is a change a person should see, in every
@@ -317,7 +342,9 @@ pub fn decide(call: Call<'_>, chat: &ChatView, settings: &Settings) -> Decision 
             if !full_trust_skips(mode, chat) {
                 let held = chat.held_taints().count();
                 note = Some(words::guard_note(mark, held - 1, tool, call.action));
-                if others || !there {
+                // The browser keeps its own "always" (per site, below).
+                let browser = matches!(call.action, Action::Browser(_));
+                if others || !there || browser {
                     // "Always" would be untrue here: none is offered, and none
                     // given before counts.
                     reasons.push(Reason {
@@ -325,7 +352,7 @@ pub fn decide(call: Call<'_>, chat: &ChatView, settings: &Settings) -> Decision 
                         offers: None,
                         satisfied_by: Vec::new(),
                     });
-                    if others {
+                    if others && !browser {
                         reasons.push(Reason {
                             rule: Rule::OthersWords,
                             offers: None,
@@ -333,7 +360,7 @@ pub fn decide(call: Call<'_>, chat: &ChatView, settings: &Settings) -> Decision 
                         });
                         told = Some(words::told(&settings.owner_name));
                     }
-                    if !there {
+                    if !there && !browser {
                         reasons.push(Reason {
                             rule: Rule::NobodyThere,
                             offers: None,
@@ -347,6 +374,53 @@ pub fn decide(call: Call<'_>, chat: &ChatView, settings: &Settings) -> Decision 
                         satisfied_by: vec![read()],
                     });
                 }
+            }
+        }
+    }
+
+    // The browser asks once per site in a marked chat, even for a site the
+    // owner trusts and in Full trust (ADR 0028 §1): the first action on
+    // each site it acts on (the page's, and where a click sends).
+    let mut browser_sites: Vec<String> = Vec::new();
+    if let (true, Action::Browser(b), Some(mark)) = (
+        settings.check_after_reading,
+        call.action,
+        chat.held_taints().last(),
+    ) {
+        let others = chat.others_words();
+        let there = chat.someone_there();
+        // "Always" would be untrue where someone else's words are in the
+        // chat or nobody is there: none is offered, and none given counts.
+        let honest = there && !others;
+        for site in b.sites() {
+            let key = crate::site::key(site);
+            if honest && chat.always.contains(&key) {
+                continue;
+            }
+            browser_sites.push(site.to_owned());
+            reasons.push(Reason {
+                rule: Rule::AfterReadingBrowserSite,
+                offers: honest.then(|| key.clone()),
+                satisfied_by: if honest { vec![key] } else { Vec::new() },
+            });
+        }
+        if !browser_sites.is_empty() {
+            let held = chat.held_taints().count();
+            note.get_or_insert_with(|| words::guard_note(mark, held - 1, tool, call.action));
+            if others {
+                reasons.push(Reason {
+                    rule: Rule::OthersWords,
+                    offers: None,
+                    satisfied_by: Vec::new(),
+                });
+                told = Some(words::told(&settings.owner_name));
+            }
+            if !there {
+                reasons.push(Reason {
+                    rule: Rule::NobodyThere,
+                    offers: None,
+                    satisfied_by: Vec::new(),
+                });
             }
         }
     }
@@ -415,9 +489,22 @@ pub fn decide(call: Call<'_>, chat: &ChatView, settings: &Settings) -> Decision 
             None => words::nobody_there().to_owned(),
         });
     }
+    let mut why: Vec<Rule> = Vec::new();
+    for rule in reasons.iter().map(|r| r.rule) {
+        if !why.contains(&rule) {
+            why.push(rule);
+        }
+    }
+    let question = match chat.held_taints().last() {
+        Some(mark) if why.contains(&Rule::AfterReadingBrowserSite) => {
+            let held = chat.held_taints().count();
+            words::browser_site_question(mark, held - 1, &browser_sites, call.action)
+        }
+        _ => words::question(tool, call.action),
+    };
     Decision::Ask {
-        why: reasons.iter().map(|r| r.rule).collect(),
-        question: words::question(tool, call.action),
+        why,
+        question,
         note,
         always,
         narrow,

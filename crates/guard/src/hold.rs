@@ -42,6 +42,17 @@ pub fn on_list(action: &Action, list: &SkillPermissions, chat: &ChatView) -> boo
         Action::Memory { op, .. } => op.reads_only(),
         // No skill's list can say it may set something up to run later.
         Action::Routine { .. } => false,
+        // Reading pages in the browser is reading the web; using a page's
+        // controls can send, which only `web: send` says.
+        Action::Browser(b) => match list.web {
+            WebAccess::None => false,
+            WebAccess::Read => {
+                b.op.reads_only()
+                    && (b.op != protocol::BrowserOp::Open
+                        || address::carries_data(&b.url, chat).is_none())
+            }
+            WebAccess::Send => true,
+        },
     }
 }
 
@@ -93,6 +104,8 @@ fn step(tool: &str, action: &Action) -> String {
             protocol::MemoryOp::Recall => "look through memories".to_owned(),
         },
         Action::Routine { .. } => "make a routine".to_owned(),
+        Action::Browser(b) if b.op.reads_only() => "read pages in the browser".to_owned(),
+        Action::Browser(_) => "use a page's controls in the browser".to_owned(),
     }
 }
 

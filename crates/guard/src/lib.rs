@@ -22,6 +22,7 @@ mod protect;
 mod provenance;
 mod rules;
 pub mod runs_later;
+pub mod site;
 mod walk;
 pub mod words;
 pub mod work_folder;

@@ -69,6 +69,14 @@ pub fn mark_for(action: &Action, detail: Option<&Value>) -> Option<(MarkSource, 
             Some((MarkSource::Download, host))
         }
         Action::Integration { tool, .. } => Some((MarkSource::Integration, tool.clone())),
+        // Every page the browser shows marks, named by its site: the page
+        // it ended on (a click can land anywhere), as its detail says. A
+        // call that showed nothing (it failed) marks nothing.
+        Action::Browser(_) => detail
+            .and_then(|d| d.get("site"))
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(|s| (MarkSource::Page, s.to_owned())),
         _ => None,
     }
 }
@@ -129,6 +137,28 @@ mod tests {
         let unwatched = json!({"network_observed": false, "reached_hosts": ["x.example"]});
         assert_eq!(mark_for(&py, Some(&unwatched)), None);
         assert_eq!(mark_for(&cmd("ls"), None), None);
+        let click = Action::Browser(protocol::BrowserAction {
+            op: protocol::BrowserOp::Click,
+            url: "https://a.example/".into(),
+            site: "a.example".into(),
+            element: None,
+            sends: None,
+            password: false,
+            typed: false,
+        });
+        assert_eq!(
+            mark_for(
+                &click,
+                Some(&json!({"url": "https://x.b.example/", "site": "b.example"}))
+            ),
+            Some((MarkSource::Page, "b.example".into())),
+            "the page a click lands on names the mark"
+        );
+        assert_eq!(
+            mark_for(&click, None),
+            None,
+            "nothing shown, nothing marked"
+        );
         assert_eq!(
             mark_for(&Action::LookAround { paths: vec![] }, None),
             None,

@@ -56,6 +56,16 @@ pub enum Rule {
     /// with nobody there. Persistence: asked in every mode, each time, with
     /// no "always".
     RunsLaterRoutine,
+    /// Marked: the first action on each site in the browser asks, even in
+    /// Full trust; a yes to Always allow covers that site for the rest of
+    /// the chat (its own key, `browser:<site>`).
+    AfterReadingBrowserSite,
+    /// Typing into a password field in the browser: asked in every mode,
+    /// each time, never remembered.
+    BrowserPassword,
+    /// Ask, Accept edits and Auto ask before a click that sends something
+    /// (Auto's reviewer first).
+    ModeAskBrowserSend,
 }
 
 impl Rule {
@@ -83,10 +93,16 @@ impl Rule {
             Rule::RunsLater => "runs-later.file",
             Rule::AfterReadingForget => "after-reading.forget-memory",
             Rule::RunsLaterRoutine => "runs-later.routine",
+            Rule::AfterReadingBrowserSite => "after-reading.browser-site",
+            Rule::BrowserPassword => "browser.password",
+            Rule::ModeAskBrowserSend => "mode.ask-browser-send",
         }
     }
 
-    pub const ALL: [Rule; 22] = [
+    pub const ALL: [Rule; 25] = [
+        Rule::AfterReadingBrowserSite,
+        Rule::BrowserPassword,
+        Rule::ModeAskBrowserSend,
         Rule::AfterReadingForget,
         Rule::RunsLater,
         Rule::RunsLaterRoutine,

@@ -1,6 +1,6 @@
 //! The words of every question, note and refusal, in the records' voice.
 
-use protocol::{Action, Mark, MarkSource};
+use protocol::{Action, BrowserAction, BrowserOp, Mark, MarkSource};
 
 /// The question on the card.
 pub fn question(tool: &str, action: &Action) -> String {
@@ -54,6 +54,73 @@ pub fn question(tool: &str, action: &Action) -> String {
         Action::Routine { schedule, task } => format!(
             "Can I make a routine? It would run by itself ({schedule}), with nobody there, and each time start a chat that is asked:\n\n{task}"
         ),
+        Action::Browser(b) => browser_question(b),
+    }
+}
+
+/// What a browser action would do, as a question.
+fn browser_question(b: &BrowserAction) -> String {
+    let element = b.element.as_deref().unwrap_or("a control");
+    let on = if b.site.is_empty() {
+        String::new()
+    } else {
+        format!(" on {}", b.site)
+    };
+    match b.op {
+        BrowserOp::Open => format!("Can I open {} in the browser?", b.url),
+        BrowserOp::Back => format!("Can I go back to {} in the browser?", b.url),
+        BrowserOp::Snapshot => format!("Can I read the page{on} in the browser?"),
+        BrowserOp::Screenshot => format!("Can I take a screenshot of the page{on}?"),
+        BrowserOp::Type if b.password => format!(
+            "Can I type a password into {element}{on}? A password is asked about every time."
+        ),
+        BrowserOp::Type => format!("Can I type into {element}{on}?"),
+        BrowserOp::Click => {
+            let mut q = format!("Can I click {element}{on}?");
+            if let Some(send) = &b.sends {
+                if send.to.is_empty() {
+                    q.push_str(" It sends something, where the page's own script says.");
+                } else {
+                    q.push_str(&format!(" It sends to {}.", send.to));
+                }
+                if send.spends {
+                    q.push_str(" It could spend money.");
+                }
+            }
+            if b.typed {
+                q.push_str(" What I typed on this page goes with it.");
+            }
+            q
+        }
+    }
+}
+
+/// The browser's site question (ADR 0028 §1): "This chat read
+/// news.example, which could be trying to steer me. Can I use
+/// files.example in the browser?", then what it would do.
+pub fn browser_site_question(
+    mark: &Mark,
+    others: usize,
+    sites: &[String],
+    action: &Action,
+) -> String {
+    let sites = and_list(sites);
+    let what = match action {
+        Action::Browser(b) => browser_question(b),
+        other => format!("Can I {}?", other.describe()),
+    };
+    format!(
+        "{} Can I use {sites} in the browser?\n\n{what}",
+        steering(mark, others)
+    )
+}
+
+/// "a.example", "a.example and b.example", "a, b and c".
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => "this site".to_owned(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
     }
 }
 
@@ -122,6 +189,10 @@ pub fn step(tool: &str, action: &Action) -> String {
             op: protocol::MemoryOp::Forget,
             ..
         } => "forget something you may have told me".to_owned(),
+        Action::Browser(b) => {
+            let sites: Vec<String> = b.sites().into_iter().map(str::to_owned).collect();
+            format!("use {} in the browser", and_list(&sites))
+        }
         _ => format!("use {tool}"),
     }
 }
@@ -129,12 +200,21 @@ pub fn step(tool: &str, action: &Action) -> String {
 /// The GuardNote: "This chat read news.example, which could be trying to
 /// steer me. So I'm checking before I run a command."
 pub fn guard_note(mark: &Mark, others: usize, tool: &str, action: &Action) -> String {
+    format!(
+        "{} So I'm checking before I {}.",
+        steering(mark, others),
+        step(tool, action)
+    )
+}
+
+/// "This chat read news.example, which could be trying to steer me."
+fn steering(mark: &Mark, others: usize) -> String {
     let more = match others {
         0 => String::new(),
         1 => " (and one other thing)".to_owned(),
         n => format!(" (and {n} other things)"),
     };
-    let who = match mark.source {
+    match mark.source {
         MarkSource::Person => format!(
             "This chat has words from {}{more}, who could be trying to steer me.",
             mark.what
@@ -143,8 +223,7 @@ pub fn guard_note(mark: &Mark, others: usize, tool: &str, action: &Action) -> St
             "This chat {}{more}, which could be trying to steer me.",
             did(mark)
         ),
-    };
-    format!("{who} So I'm checking before I {}.", step(tool, action))
+    }
 }
 
 /// Said in a chat where someone else wrote: they can't OK their own request.

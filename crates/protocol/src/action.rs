@@ -69,6 +69,87 @@ pub enum Action {
         /// What the routine's chat will be asked each time.
         task: String,
     },
+    /// Using Conch's own browser (ADR 0028 §1): a page it opens, reads or
+    /// acts on, on a site.
+    Browser(BrowserAction),
+}
+
+/// What the browser is asked to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BrowserOp {
+    Open,
+    Snapshot,
+    Screenshot,
+    Click,
+    Type,
+    Back,
+}
+
+impl BrowserOp {
+    /// Looking at what is shown, or going where it has been: no control on
+    /// a page is used.
+    pub fn reads_only(self) -> bool {
+        !matches!(self, BrowserOp::Click | BrowserOp::Type)
+    }
+}
+
+/// One use of the browser, classified against the page as its last
+/// snapshot showed it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BrowserAction {
+    pub op: BrowserOp,
+    /// The page it acts on; for `open` and `back`, where it goes. Empty
+    /// when no page is open.
+    pub url: String,
+    /// That page's site: the registrable domain of its host (the host
+    /// itself for an address or a name with no registrable part).
+    pub site: String,
+    /// The control, as the snapshot described it (`button "Send"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub element: Option<String>,
+    /// A click that sends something: its name or its form's action says
+    /// send, post, reply, submit, publish, pay, buy, transfer, or it
+    /// submits a form.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sends: Option<BrowserSend>,
+    /// Typing into a password field.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub password: bool,
+    /// Text the assistant typed on this page that no click has sent yet.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub typed: bool,
+}
+
+/// Where a communication click sends.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BrowserSend {
+    /// The form's action, resolved; empty when the page sends it by script
+    /// (then it goes to a place the page alone knows).
+    pub to: String,
+    /// The site of `to` (the page's own site when `to` is empty).
+    pub site: String,
+    /// Its words say pay, buy, order, transfer…: it could spend money.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub spends: bool,
+}
+
+impl BrowserAction {
+    /// Every site this acts on: the page's, and where a click sends.
+    pub fn sites(&self) -> Vec<&str> {
+        let mut out = Vec::new();
+        if !self.op.reads_only() || matches!(self.op, BrowserOp::Open | BrowserOp::Back) {
+            if !self.site.is_empty() {
+                out.push(self.site.as_str());
+            }
+            if let Some(send) = &self.sends {
+                if !send.site.is_empty() && !out.contains(&send.site.as_str()) {
+                    out.push(send.site.as_str());
+                }
+            }
+        }
+        out
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -134,6 +215,22 @@ impl Action {
             } => format!("look through memories for \"{what}\""),
             Action::Routine { schedule, task } => {
                 format!("make a routine that runs \"{task}\" {schedule}")
+            }
+            Action::Browser(b) => {
+                let on = if b.site.is_empty() {
+                    String::new()
+                } else {
+                    format!(" on {}", b.site)
+                };
+                let element = b.element.as_deref().unwrap_or("a control");
+                match b.op {
+                    BrowserOp::Open => format!("open {} in the browser", b.url),
+                    BrowserOp::Snapshot => format!("read the page{on} in the browser"),
+                    BrowserOp::Screenshot => format!("take a screenshot of the page{on}"),
+                    BrowserOp::Click => format!("click {element}{on} in the browser"),
+                    BrowserOp::Type => format!("type into {element}{on} in the browser"),
+                    BrowserOp::Back => format!("go back to {} in the browser", b.url),
+                }
             }
         }
     }

@@ -25,7 +25,7 @@ mod time;
 pub mod title;
 mod tool_spec;
 
-pub use action::{Action, MemoryOp};
+pub use action::{Action, BrowserAction, BrowserOp, BrowserSend, MemoryOp};
 pub use activity::{ActivityChange, ActivityFold, ActivityKind, ActivityRow};
 pub use artifact::{ArtifactAction, ArtifactEvent};
 pub use body::{

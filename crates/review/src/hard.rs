@@ -128,6 +128,9 @@ pub fn never_waivable(action: &Action, facts: &Facts<'_>) -> Option<Hard> {
                 }
             }
         }
+        // A click that says pay, buy, order, transfer: spending, always the
+        // owner's. Other sends are judged with the page (ADR 0144).
+        Action::Browser(b) if b.sends.as_ref().is_some_and(|s| s.spends) => Some(Hard::Spending),
         _ => None,
     }
 }

@@ -14,7 +14,7 @@ pub mod verdict;
 
 pub use fast::fast_path;
 pub use hard::{never_waivable, Facts, Hard};
-pub use input::{build as build_input, InputError, ReviewInput, SYSTEM};
+pub use input::{build as build_input, build_with_page, InputError, ReviewInput, SYSTEM};
 pub use triage::{triage, Triage};
 pub use verdict::{parse_verdict, Judgement, Risk, Verdict, VerdictError};
 

@@ -23,10 +23,11 @@ pub enum Triage {
 }
 
 /// The rules that are only the mode asking.
-const MODE_RULES: [Rule; 3] = [
+const MODE_RULES: [Rule; 4] = [
     Rule::ModeAskCommand,
     Rule::ModeEditsOutside,
     Rule::ModeAskIntegration,
+    Rule::ModeAskBrowserSend,
 ];
 
 /// Where `decision` on `action` goes in Auto mode.
@@ -127,6 +128,42 @@ mod tests {
         assert_eq!(
             triage(&outside, &ask(vec![Rule::ModeEditsOutside]), &Facts::none()),
             Triage::Review
+        );
+        let click = |spends: bool| {
+            Action::Browser(protocol::BrowserAction {
+                op: protocol::BrowserOp::Click,
+                url: "https://shop.example/".into(),
+                site: "shop.example".into(),
+                element: Some("button \"Send\"".into()),
+                sends: Some(protocol::BrowserSend {
+                    to: "https://shop.example/send".into(),
+                    site: "shop.example".into(),
+                    spends,
+                }),
+                password: false,
+                typed: false,
+            })
+        };
+        let sends = || ask(vec![Rule::ModeAskBrowserSend]);
+        assert_eq!(
+            triage(&click(false), &sends(), &Facts::none()),
+            Triage::Review
+        );
+        assert_eq!(
+            triage(&click(true), &sends(), &Facts::none()),
+            Triage::Owner(Some(Hard::Spending))
+        );
+        assert_eq!(
+            triage(
+                &click(false),
+                &ask(vec![
+                    Rule::ModeAskBrowserSend,
+                    Rule::AfterReadingBrowserSite
+                ]),
+                &Facts::none()
+            ),
+            Triage::Owner(None),
+            "the site rule is the guard's own: the owner decides"
         );
     }
 }

@@ -73,6 +73,8 @@ export function ChatHead(props: {
   onChanged: () => void;
   onGone: (how: "deleted" | "archived") => void;
   onError: (e: unknown) => void;
+  /** The chat used Conch's browser: the Browser panel can be opened. */
+  onBrowser?: () => void;
 }) {
   const [asking, setAsking] = useState(false);
   // On a phone the chat's actions fold behind ⋯, so its name has room.
@@ -91,6 +93,17 @@ export function ChatHead(props: {
         ⋯
       </button>
       <span class={`chat-actions${more ? " open" : ""}`}>
+        {props.onBrowser && (
+          <button
+            class="small"
+            onClick={() => {
+              setMore(false);
+              props.onBrowser!();
+            }}
+          >
+            Browser
+          </button>
+        )}
         <button
           class="small"
           onClick={() =>

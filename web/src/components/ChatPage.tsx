@@ -7,6 +7,7 @@ import { ChatStream, type Live } from "../stream";
 import { ChatHead } from "./ChatHead";
 import { Composer } from "./Composer";
 import type { Covers } from "./QuestionCard";
+import { BrowserPanel, latestBrowsing } from "./BrowserPanel";
 import { Transcript } from "./Transcript";
 
 /** What the panel beside the chat shows. */
@@ -62,7 +63,13 @@ export function ChatPage(props: {
   const target = useRef<number | null>(Number(new URLSearchParams(location.search).get("at")) || null);
   // Beside the chat: what is shown, and whether the owner closed the panel
   // since something was last made (then new things don't open it).
-  const [shown, setShown] = useState<Shown | null>(null);
+  const [shown, setShownRaw] = useState<Shown | null>(null);
+  // The Browser panel: one of the two panels at a time.
+  const [browsing, setBrowsing] = useState(false);
+  const setShown = (s: Shown | null) => {
+    if (s) setBrowsing(false);
+    setShownRaw(s);
+  };
   const closed = useRef(false);
   const seen = useRef(0);
   const fail = (e: unknown) => setError(e instanceof Error ? e.message : String(e));
@@ -195,9 +202,19 @@ export function ChatPage(props: {
   const others = live.events.some((e) => e.type === "message" && e.from === "person");
   const canRetry = !running && (folded.lastEnd === "error" || folded.lastEnd === "interrupted") && folded.lastOwner !== null;
   return (
-    <div class={`chat-area${shown ? " with-panel" : ""}`}>
+    <div class={`chat-area${shown || browsing ? " with-panel" : ""}`}>
       <div class="chat-column">
-        <ChatHead id={props.id} info={info} onChanged={() => api.chat(props.id).then(setInfo, () => undefined)} onGone={props.onGone} onError={fail} />
+        <ChatHead id={props.id} info={info} onChanged={() => api.chat(props.id).then(setInfo, () => undefined)} onGone={props.onGone}
+          onError={fail}
+          onBrowser={
+            latestBrowsing(folded.entries).page
+              ? () => {
+                  setShownRaw(null);
+                  setBrowsing(true);
+                }
+              : undefined
+          }
+        />
         <div class="chat-scroll" ref={scroller}>
           <div class="chat">
             {error && (
@@ -207,6 +224,7 @@ export function ChatPage(props: {
             )}
             {!live.connected && live.events.length > 0 && <p class="quiet reconnecting">Reconnecting…</p>}
             <Transcript
+              chat={props.id}
               entries={folded.entries}
               streaming={live.streaming}
               firstPending={firstPending}
@@ -256,6 +274,7 @@ export function ChatPage(props: {
           />
         </div>
       </div>
+      {browsing && !shown && <BrowserPanel chat={props.id} entries={folded.entries} onClose={() => setBrowsing(false)} />}
       {shown && (
         <PanelSlot
           shown={shown}

@@ -39,7 +39,7 @@ function Reached({ detail }: { detail: Record<string, unknown> }) {
 
 /** One tool call and its result: a command with its output and exit code, a
  *  file change with its diff, a page read with its address. */
-export function ToolCard({ entry }: { entry: ToolEntry }) {
+export function ToolCard({ entry, chat }: { entry: ToolEntry; chat?: string }) {
   const d = entry.detail ?? {};
   const input = entry.input;
   const out = outcome(entry);
@@ -80,6 +80,27 @@ export function ToolCard({ entry }: { entry: ToolEntry }) {
           {typeof d.bytes === "number" ? `${d.bytes} bytes` : entry.output?.slice(0, 200)}
           {(d.final_url ?? d.finalUrl) && (d.final_url ?? d.finalUrl) !== input.url ? ` · from ${String(input.url)}` : ""}
         </p>
+      ) : null;
+      break;
+    case "browser_open":
+    case "browser_snapshot":
+    case "browser_click":
+    case "browser_type":
+    case "browser_screenshot":
+    case "browser_back":
+      head = String(d.url ?? input.url ?? input.ref ?? "");
+      body = done ? (
+        <>
+          {typeof d.screenshot === "string" && chat && (
+            <img
+              class="browser-shot"
+              src={`/api/chats/${encodeURIComponent(chat)}/browser/${encodeURIComponent(d.screenshot.replace(/^browser\//, ""))}`}
+              alt={`The browser's page${d.title ? `, ${String(d.title)}` : ""}`}
+              loading="lazy"
+            />
+          )}
+          <p class="meta">{d.title ? String(d.title) : ""}</p>
+        </>
       ) : null;
       break;
     default:

@@ -66,6 +66,8 @@ function Markdown({ text }: { text: string }) {
 }
 
 export interface TranscriptProps {
+  /** The chat's id, for what its cards fetch (a browser screenshot). */
+  chat?: string;
   entries: Entry[];
   streaming: Map<number, string>;
   firstPending: string | null;
@@ -123,7 +125,7 @@ function row(e: Entry, props: TranscriptProps, edit: { at: number | null; set: (
     case "tool":
       return (
         <li key={e.seq} class="tool-item" data-seq={e.seq}>
-          <ToolCard entry={e.entry} />
+          <ToolCard entry={e.entry} chat={props.chat} />
         </li>
       );
     case "question":

@@ -119,6 +119,7 @@ async fn drive(scenario: Scenario, keep: Option<&Path>, base: &Path) -> Result<V
         project: None,
     });
     let proxy = pages::serve(scenario.pages.clone()).await?;
+    let proxy_address = proxy.clone();
     let integrations: HashMap<String, bool> = scenario
         .integrations
         .iter()
@@ -188,6 +189,22 @@ async fn drive(scenario: Scenario, keep: Option<&Path>, base: &Path) -> Result<V
         },
     );
     chats.switches().set(&scenario.safety);
+    // Conch's browser, when a step uses it: Debian's Chromium with its own
+    // profile in the temporary home, every request sent to replay's own
+    // pages as its proxy (nothing else is reached).
+    let uses_browser = scenario
+        .steps
+        .iter()
+        .any(|s| matches!(s, Step::Call(c) if c.call.tool.starts_with("browser_")));
+    if uses_browser {
+        let mut config = browser::Config::in_home(home.root());
+        config.extra_args = vec![
+            format!("--proxy-server={proxy_address}"),
+            "--proxy-bypass-list=<-loopback>".to_owned(),
+            "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1".to_owned(),
+        ];
+        chats.use_browser(browser::Browser::new(config));
+    }
     seed_memories(&home, &scenario)?;
     let chat = chats
         .create(NewChat {
@@ -361,14 +378,16 @@ async fn drive(scenario: Scenario, keep: Option<&Path>, base: &Path) -> Result<V
                         r.push_back(scripted);
                     }
                 }
+                let mut input = if s.call.input.is_null() {
+                    json!({})
+                } else {
+                    s.call.input.clone()
+                };
+                browser_ref(&chats, &chat, &mut input);
                 let chunk = Chunk::ToolCall {
                     id: id.clone(),
                     name: s.call.tool.clone(),
-                    input: if s.call.input.is_null() {
-                        json!({})
-                    } else {
-                        s.call.input.clone()
-                    },
+                    input,
                 };
                 send(&moves, Move::Call(chunk)).await?;
                 answer_until_finished(&chat, &id, answer, index).await?;
@@ -382,6 +401,10 @@ async fn drive(scenario: Scenario, keep: Option<&Path>, base: &Path) -> Result<V
         }
     }
     end_turn(&chat, &moves).await?;
+    // Chromium closes its profile before the temporary home goes.
+    if let Some(b) = chats.browser() {
+        b.stop().await;
+    }
 
     let view = chat.log.view();
     let marks: Vec<Value> = view
@@ -832,5 +855,32 @@ fn print_report(report: &Value) {
     }
     if let Some(chat) = report["chat"].as_str() {
         println!("chat: {chat}");
+    }
+}
+
+/// A scenario names a browser control by what it is (`"ref": "@button
+/// Send"`: its role, then its name), since Chromium's own ids aren't known
+/// before the page is shown; replay gives the model the ref the chat's page
+/// has for it now. Anything else is left as written.
+fn browser_ref(chats: &Chats, chat: &conversations::Chat, input: &mut Value) {
+    let Some(wanted) = input
+        .get("ref")
+        .and_then(Value::as_str)
+        .and_then(|r| r.strip_prefix('@'))
+    else {
+        return;
+    };
+    let (role, name) = wanted.split_once(' ').unwrap_or((wanted, ""));
+    let found = chats
+        .browser()
+        .and_then(|b| b.known(&chat.id))
+        .and_then(|k| {
+            k.elements
+                .values()
+                .find(|e| e.role == role && e.name == name)
+                .map(|e| e.r#ref.clone())
+        });
+    if let Some(r) = found {
+        input["ref"] = json!(r);
     }
 }

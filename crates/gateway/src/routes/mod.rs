@@ -3,6 +3,7 @@ pub mod apps;
 pub mod artifacts;
 pub mod backups;
 pub mod bridges;
+pub mod browser;
 pub mod chats;
 pub mod health;
 pub mod keys;

@@ -123,6 +123,14 @@ fn tool_of(action: &Action) -> &'static str {
             protocol::MemoryOp::Recall => "recall",
         },
         Action::Routine { .. } => "routine_create",
+        Action::Browser(b) => match b.op {
+            protocol::BrowserOp::Open => "browser_open",
+            protocol::BrowserOp::Snapshot => "browser_snapshot",
+            protocol::BrowserOp::Screenshot => "browser_screenshot",
+            protocol::BrowserOp::Click => "browser_click",
+            protocol::BrowserOp::Type => "browser_type",
+            protocol::BrowserOp::Back => "browser_back",
+        },
     }
 }
 
@@ -139,7 +147,7 @@ enum MarkKind {
     Carried,
 }
 
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 struct ChatSpec {
     there: bool,
     others: bool,
@@ -1437,13 +1445,16 @@ fn every_rule_id_is_distinct_and_named_by_its_family() {
                 "policy",
                 "runs-later",
                 "protected",
-                "hold"
+                "hold",
+                "browser"
             ]
             .contains(&family),
             "{id}"
         );
     }
 }
+
+mod browser;
 
 // ----- skill holds (ADR 0047 §1) -----
 

@@ -1,0 +1,41 @@
+//! Conch's browser in a chat (ADR 0028 §1, ADR 0144): the `browser_*`
+//! tools, classified against the chat's page (`classify`), run once the
+//! approval path lets them (`run`), and downloads, which land in the
+//! chat's work folder and mark it (`downloads`).
+//!
+//! One browser serves every chat (each has its own tab); `conch serve`
+//! gives it to the chats with [`crate::Chats::use_browser`]. Without one,
+//! the tools aren't offered.
+
+mod classify;
+mod downloads;
+mod run;
+
+use std::sync::Arc;
+
+use browser::Browser;
+
+use crate::chat::Chat;
+
+pub(crate) use classify::{is_browser_tool, specs};
+pub use classify::{BACK, CLICK, OPEN, SCREENSHOT, SNAPSHOT, TYPE};
+pub(crate) use downloads::watch as watch_downloads;
+pub(crate) use run::run;
+
+/// The browser `chat` uses, if Conch has one.
+pub(crate) fn browser_of(chat: &Chat) -> Option<Arc<Browser>> {
+    chat.chats.upgrade().and_then(|c| c.browser().cloned())
+}
+
+/// What `call` does in `chat`, read against its page now.
+pub(crate) fn classify(chat: &Chat, call: &tools::ToolCall) -> Result<protocol::Action, String> {
+    let known = browser_of(chat).and_then(|b| b.known(&chat.id));
+    classify::classify(known.as_ref(), &call.name, &call.input)
+}
+
+/// The page of `chat` as it is now, for Auto's reviewer (which sees its
+/// redacted text), without changing anything.
+pub(crate) async fn look(chat: &Chat) -> Result<browser::Snapshot, String> {
+    let browser = browser_of(chat).ok_or("Conch's browser isn't set up here.")?;
+    browser.look(&chat.id).await.map_err(|e| e.to_string())
+}
