@@ -6,7 +6,6 @@ import { kindWord } from "./artifacts/kinds";
 import { lazyPart } from "./artifacts/lazy";
 import { ChatPage } from "./components/ChatPage";
 import type { Command } from "./components/Palette";
-import { listenForNotices } from "./notices";
 import { Sidebar } from "./components/Sidebar";
 import { SignIn } from "./components/SignIn";
 import { shell, TopBar } from "./components/TopBar";
@@ -72,7 +71,19 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
   // The owner's notifications: a question somewhere (a chat app's, a
   // routine's) shows as a browser notification while this page is hidden.
   // Each notice changes what needs you: the chat list says.
-  useEffect(() => listenForNotices((chat) => navigate(`/chats/${chat}`), () => loadChats()), []);
+  // Notices (questions, routines' results) aren't needed to draw the
+  // first page: they load right after it.
+  useEffect(() => {
+    let stop: (() => void) | null = null;
+    let gone = false;
+    void import("./notices").then((m) => {
+      if (!gone) stop = m.listenForNotices((chat) => navigate(`/chats/${chat}`), () => loadChats());
+    });
+    return () => {
+      gone = true;
+      stop?.();
+    };
+  }, []);
   useEffect(() => {
     loadChats();
     loadApps();
@@ -134,17 +145,7 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
   }, [r.page, shownChats.length]);
   const commands: Command[] = [
     { label: "New chat", hint: "Command", run: () => void newChat() },
-    { label: "Skills", hint: "Page", run: () => navigate("/skills") },
-    { label: "Activity", hint: "Page", run: () => navigate("/activity") },
-    { label: "Memories", hint: "Page", run: () => navigate("/memories") },
-    { label: "Routines", hint: "Page", run: () => navigate("/routines") },
-    { label: "Settings", hint: "Page", run: () => navigate("/settings") },
-    { label: "Models", hint: "Page", run: () => navigate("/settings/models") },
-    { label: "Security and Safety", hint: "Page", run: () => navigate("/settings/security") },
     { label: "Keyboard shortcuts", hint: "Command", run: () => setShortcuts(true) },
-    { label: "Passwords", hint: "Page", run: () => navigate("/settings/passwords") },
-    { label: "Backups", hint: "Page", run: () => navigate("/settings/backups") },
-    { label: "Repair everything", hint: "Security", run: () => navigate("/settings/security") },
     // Things made beside a chat: a pinned one opens on its page, anything
     // else beside its chat.
     ...made.map((a) => ({

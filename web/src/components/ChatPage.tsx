@@ -2,12 +2,12 @@ import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/ho
 import { api, type ChatInfo, type Mode, type Provider } from "../api";
 import { changed, onShowBeside } from "../artifacts/cache";
 import { lazyPart } from "../artifacts/lazy";
-import { fold, type HoldLine, type Question } from "../events";
+import { fold, type HoldLine, type Question, type Entry } from "../events";
 import { ChatStream, type Live } from "../stream";
 import { ChatHead } from "./ChatHead";
 import { Composer } from "./Composer";
 import type { Covers } from "./QuestionCard";
-import { BrowserPanel, latestBrowsing } from "./BrowserPanel";
+import { latestBrowsing } from "../browsing";
 import { Transcript } from "./Transcript";
 
 /** What the panel beside the chat shows. */
@@ -18,6 +18,13 @@ export interface Shown {
 
 const usePanel = lazyPart(() => import("../artifacts/Panel"));
 const useHolds = lazyPart(() => import("./HoldsBar"));
+const useBrowser = lazyPart(() => import("./BrowserPanel"));
+
+/** The Browser panel, loaded the first time it is opened. */
+function BrowserSlot(props: { chat: string; entries: Entry[]; onClose: () => void }) {
+  const part = useBrowser();
+  return part ? <part.BrowserPanel {...props} /> : null;
+}
 
 /** The holds bar, loaded the first time a chat is held to a skill. */
 function Holds(props: { holds: HoldLine[]; busy: boolean; onStop: (skill: string) => Promise<void> }) {
@@ -274,7 +281,7 @@ export function ChatPage(props: {
           />
         </div>
       </div>
-      {browsing && !shown && <BrowserPanel chat={props.id} entries={folded.entries} onClose={() => setBrowsing(false)} />}
+      {browsing && !shown && <BrowserSlot chat={props.id} entries={folded.entries} onClose={() => setBrowsing(false)} />}
       {shown && (
         <PanelSlot
           shown={shown}

@@ -1,4 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { navigate } from "../router";
 import type { ChatSummary, Skill } from "../api";
 import "../pages.css";
 
@@ -9,6 +10,20 @@ export interface Command {
 }
 
 /** Ctrl K / ⌘K: find chats, skills and commands. */
+/** The pages ⌘K goes to (kept here, loaded with the palette). */
+const PAGES: [string, string, string?][] = [
+  ["Skills", "/skills"],
+  ["Activity", "/activity"],
+  ["Memories", "/memories"],
+  ["Routines", "/routines"],
+  ["Settings", "/settings"],
+  ["Models", "/settings/models"],
+  ["Security and Safety", "/settings/security"],
+  ["Passwords", "/settings/passwords"],
+  ["Backups", "/settings/backups"],
+  ["Repair everything", "/settings/security", "Security"],
+];
+
 export function Palette(props: { chats: ChatSummary[]; skills: Skill[]; commands: Command[]; onClose: () => void; openChat: (id: string) => void; openSkill: (id: string) => void }) {
   const [q, setQ] = useState("");
   const [at, setAt] = useState(0);
@@ -17,6 +32,7 @@ export function Palette(props: { chats: ChatSummary[]; skills: Skill[]; commands
   const items: Command[] = useMemo(() => {
     const all: Command[] = [
       ...props.commands,
+      ...PAGES.map(([label, path, hint]) => ({ label, hint: hint ?? "Page", run: () => navigate(path) })),
       ...props.chats.map((c) => ({ label: c.title || "New chat", hint: "Chat", run: () => props.openChat(c.id) })),
       ...props.skills.map((s) => ({ label: s.name, hint: "Skill", run: () => props.openSkill(s.id) })),
     ];

@@ -1,5 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { type Mode, type Routine } from "../api";
+import "../pages.css";
 import { pageApi } from "../pageApi";
 import { navigate } from "../router";
 
