@@ -78,6 +78,11 @@ for (const scheme of ["light", "dark"]) {
         ["/settings", "h1"],
         ["/settings/security", ".checks li"],
         ["/settings/models", ".provider"],
+        ["/settings/apps", "h1"],
+        ["/settings/passwords", "h1"],
+        ["/settings/backups", "h1"],
+        ["/memories", "h1"],
+        ["/routines", "h1"],
       ]) {
         await page.goto(conch.url + path);
         await page.locator(ready).first().waitFor();

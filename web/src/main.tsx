@@ -21,6 +21,7 @@ const useSettings = lazyPart(() => import("./components/SettingsPage"));
 const useSecurity = lazyPart(() => import("./components/SecurityPage"));
 const useModels = lazyPart(() => import("./components/ModelsPage"));
 const useMemories = lazyPart(() => import("./components/MemoriesPage"));
+const useAppsPage = lazyPart(() => import("./components/AppsPage"));
 const usePasswords = lazyPart(() => import("./components/PasswordsPage"));
 const useBackups = lazyPart(() => import("./components/BackupsPage"));
 const useRoutines = lazyPart(() => import("./components/RoutinesPage"));
@@ -208,6 +209,7 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
         {r.page === "settings" && <Lazy use={useSettings} pick={(m) => m.SettingsPage} props={{ onSignOut }} />}
         {r.page === "security" && <Lazy use={useSecurity} pick={(m) => m.SecurityPage} />}
         {r.page === "models" && <Lazy use={useModels} pick={(m) => m.ModelsPage} />}
+        {r.page === "apps" && <Lazy use={useAppsPage} pick={(m) => m.AppsPage} />}
         {r.page === "activity" && <Lazy key={r.waiting ? "waiting" : "all"} use={useActivity} pick={(m) => m.ActivityPage} props={{ waiting: r.waiting }} />}
         {r.page === "app" && <Lazy key={r.id} use={useAppPage} pick={(m) => m.AppPage} props={{ id: r.id }} />}
         {r.page === "memories" && <Lazy use={useMemories} pick={(m) => m.MemoriesPage} />}

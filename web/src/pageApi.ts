@@ -2,7 +2,26 @@
 // page (see main.tsx's lazy parts).
 import { art, call, type AccessKey, type ActivityRow, type Backups, type Check, type KeptKey, type Memory, type Repair, type ReviewTotals, type Safety, type Skill, type Tested, type Routine, type Bridge, type Mode } from "./api";
 
+/** One app as `GET /api/apps` gives it (see docs/apps.md). */
+export interface AppView {
+  name: string;
+  status: { state: string; error?: string } | null;
+  tools: {
+    name: string;
+    qualified: string;
+    title: string | null;
+    description: string | null;
+    readOnly: boolean;
+    choice: string;
+    standing: string;
+    before?: { description?: string | null } | null;
+  }[];
+}
+
 export const pageApi = {
+  apps: () => call<{ apps: AppView[] }>("GET", "/api/apps"),
+  chooseAppTool: (app: string, tool: string, choice: string) =>
+    call<unknown>("POST", `/api/apps/${encodeURIComponent(app)}/tools/${encodeURIComponent(tool)}`, { choice }),
   deleteArtifact: (id: string) => call<unknown>("DELETE", art(id)),
   pin: (id: string, pinned: boolean) => call<{ id: string; pinned: boolean }>("POST", `${art(id)}/${pinned ? "pin" : "unpin"}`),
   refresh: (id: string) => call<{ chat: string }>("POST", `${art(id)}/refresh`),

@@ -1,5 +1,5 @@
 // Paths, without a router library: /, /chats/:id, /skills, /skills/:id,
-// /settings, /settings/security, /settings/models, /activity, /routines,
+// /settings, /settings/security, /settings/models, /settings/apps, /activity, /routines,
 // /apps/:id, /memories.
 
 import { useEffect, useState } from "preact/hooks";
@@ -32,6 +32,7 @@ export type Route =
   | { page: "settings" }
   | { page: "security" }
   | { page: "models" }
+  | { page: "apps" }
   | { page: "passwords" }
   | { page: "backups" }
   | { page: "activity"; waiting?: boolean }
@@ -45,6 +46,7 @@ export function route(path: string): Route {
   if (parts[0] === "skills") return { page: "skills", id: parts[1] };
   if (parts[0] === "settings" && parts[1] === "security") return { page: "security" };
   if (parts[0] === "settings" && parts[1] === "models") return { page: "models" };
+  if (parts[0] === "settings" && parts[1] === "apps") return { page: "apps" };
   if (parts[0] === "settings" && parts[1] === "passwords") return { page: "passwords" };
   if (parts[0] === "settings" && parts[1] === "backups") return { page: "backups" };
   if (parts[0] === "settings") return { page: "settings" };

@@ -197,6 +197,7 @@ pub fn router(state: AppState) -> Router {
         .route("/settings", get(routes::pages::home))
         .route("/settings/security", get(routes::pages::home))
         .route("/settings/models", get(routes::pages::home))
+        .route("/settings/apps", get(routes::pages::home))
         .route("/settings/passwords", get(routes::pages::home))
         .route("/settings/backups", get(routes::pages::home))
         .route("/activity", get(routes::pages::home))

@@ -1,6 +1,6 @@
 import { navigate } from "../router";
 
-/** Settings' way to Models. */
+/** Settings' way to Models and Apps. */
 export function ModelsLink() {
   return (
     <section>
@@ -14,6 +14,18 @@ export function ModelsLink() {
           }}
         >
           Add, test and remove model providers
+        </a>
+      </p>
+      <h2>Apps</h2>
+      <p>
+        <a
+          href="/settings/apps"
+          onClick={(e) => {
+            e.preventDefault();
+            navigate("/settings/apps");
+          }}
+        >
+          Your apps (MCP servers) and each tool's choice
         </a>
       </p>
     </section>

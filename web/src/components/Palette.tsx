@@ -18,6 +18,7 @@ const PAGES: [string, string, string?][] = [
   ["Routines", "/routines"],
   ["Settings", "/settings"],
   ["Models", "/settings/models"],
+  ["Apps (MCP servers)", "/settings/apps"],
   ["Security and Safety", "/settings/security"],
   ["Passwords", "/settings/passwords"],
   ["Backups", "/settings/backups"],
