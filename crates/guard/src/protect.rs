@@ -485,6 +485,36 @@ mod respelled {
                 let command = s.command(words);
                 assert!(reaches_for_powers(&command), "{command}");
             }
+            // Every command of Conch's but the few that read: the owner's.
+            for words in [
+                &["conch", "providers", "add", "evil"][..],
+                &["conch", "providers", "default", "evil"],
+                &["conch", "memories", "keep", "m1"],
+                &["conch", "memories", "add", "x"],
+                &["conch", "backup", "create", "/tmp/b"],
+                &["conch", "import", "openclaw"],
+                &["conch", "routines", "add", "x", "y"],
+                &["conch", "bridges", "link", "telegram"],
+                &["conch", "apps", "policy", "mail", "send", "follow"],
+                &["conch", "doctor", "--repair"],
+                &["conch", "sessions", "revoke"],
+                &["conch", "a-command-added-later"],
+            ] {
+                let command = s.command(words);
+                assert!(reaches_for_powers(&command), "{command}");
+            }
+            // And the ones that only read stay open, however spelled: the
+            // rule is not "refuse anything named conch".
+            for words in [
+                &["conch", "skills", "list"][..],
+                &["conch", "memories", "list"],
+                &["conch", "seal", "check"],
+                &["conch", "doctor"],
+                &["conch", "--home", "h", "apps", "list"],
+            ] {
+                let command = s.command(words);
+                assert!(!reaches_for_powers(&command), "{command}");
+            }
             let naming = s.command(&["cat", "/home/ada/.conch/owner.json"]);
             let cmd = Action::Command {
                 command: naming.clone(),
