@@ -23,30 +23,52 @@ export async function startConch(setup = () => {}) {
   setup(home);
   const set = spawnSync(exe, ["--home", home, "setup", "--password-stdin"], { input: PASSWORD + "\n" });
   if (set.status !== 0) throw new Error(`conch setup failed: ${set.stderr}`);
+  return serve(home);
+}
+
+/** Starts Conch as a new owner would: a fresh home, no password, `conch
+ *  serve` on a free port. Resolves to its URL, the setup link it printed,
+ *  all it printed, and `conch(...args)` to run the CLI on the same home. */
+export async function startFresh(env = {}) {
+  const home = mkdtempSync(join(tmpdir(), "conch-e2e-fresh-"));
+  return serve(home, env, /^  (http:\/\/\S+\/setup\?token=\S+)$/m);
+}
+
+/** The CLI on a home, as a person types it; resolves to its output. */
+export function cli(home, args, input) {
+  const ran = spawnSync(exe, ["--home", home, ...args], { input: input ?? "", encoding: "utf8" });
+  return { status: ran.status, out: ran.stdout, err: ran.stderr };
+}
+
+async function serve(home, env = {}, waitFor = null) {
   // Chats work in a folder of their own (never Conch's folder).
   const work = mkdtempSync(join(tmpdir(), "conch-e2e-work-"));
   const child = spawn(exe, ["--home", home, "serve", "--listen", "127.0.0.1:0"], {
     stdio: ["ignore", "pipe", "pipe"],
     cwd: work,
+    env: { ...process.env, ...env },
   });
   let err = "";
+  let out = "";
   child.stderr.on("data", (d) => (err += d));
-  const url = await new Promise((resolve, reject) => {
-    let out = "";
+  const [url, link] = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`conch serve didn't start: ${out}${err}`)), 20000);
     child.stdout.on("data", (d) => {
       out += d;
       const m = out.match(/Conch is running at (http:\/\/[^\s]+)/);
-      if (m) {
+      const l = waitFor ? out.match(waitFor) : null;
+      if (m && (!waitFor || l)) {
         clearTimeout(timer);
-        resolve(m[1]);
+        resolve([m[1], l ? l[1] : null]);
       }
     });
     child.on("exit", (code) => reject(new Error(`conch serve exited ${code}: ${out}${err}`)));
   });
   return {
     url,
+    link,
     home,
+    output: () => out,
     stop() {
       // Conch stops its browser on the way out, which closes its profile
       // in its folder: the folders go once Conch has gone (await it to
@@ -71,6 +93,12 @@ export function writeSkill(home, name, front) {
 
 /** A page server on 127.0.0.1: path → HTML. */
 export async function pages(routes) {
+  return pagesOn(routes, "127.0.0.1");
+}
+
+/** The same, reached by the name given (`localhost` is another site than
+ *  `127.0.0.1`, and another port is another origin). */
+export async function pagesOn(routes, name) {
   const server = createServer((req, res) => {
     const body = routes[req.url ?? "/"];
     res.writeHead(body ? 200 : 404, { "content-type": "text/html; charset=utf-8" });
@@ -78,7 +106,7 @@ export async function pages(routes) {
   });
   await new Promise((r) => server.listen(0, "127.0.0.1", r));
   const { port } = server.address();
-  return { base: `http://127.0.0.1:${port}`, close: () => server.close() };
+  return { base: `http://${name}:${port}`, close: () => server.close() };
 }
 
 /** A witness on 127.0.0.1: an HTTP server that logs every TCP connection

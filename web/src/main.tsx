@@ -50,6 +50,8 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
   const path = usePath();
   const r = route(path);
   const [chats, setChats] = useState<ChatSummary[]>([]);
+  /** Whether the chat list has been read once (before that, none is no news). */
+  const [listed, setListed] = useState(false);
   const [skills, setSkills] = useState<Skill[]>([]);
   const [apps, setApps] = useState<ArtifactSummary[]>([]);
   const [made, setMade] = useState<ArtifactSummary[]>([]);
@@ -61,9 +63,15 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
   /** What each chat was waiting on when last looked at: a rise notifies. */
   const loadChats = useCallback(() => {
     const load = () =>
-      api.chats().then(setChats, (e) => {
-        if (e instanceof ApiError && e.status === 401) onSignOut();
-      });
+      api.chats().then(
+        (c) => {
+          setChats(c);
+          setListed(true);
+        },
+        (e) => {
+          if (e instanceof ApiError && e.status === 401) onSignOut();
+        },
+      );
     void load();
     // A chat's runner lets go a moment after its turn ends: look again.
     setTimeout(() => void load(), 900);
@@ -141,9 +149,15 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
   };
   // With no chat open, go to the newest one.
   const shownChats = chats.filter((c) => !c.archived);
+  // With no chat at all (the first run), a new one is ready to write in.
+  const started = useRef(false);
   useEffect(() => {
     if (r.page === "home" && shownChats.length) navigate(`/chats/${shownChats[0].id}`);
-  }, [r.page, shownChats.length]);
+    else if (r.page === "home" && listed && chats.length === 0 && !started.current) {
+      started.current = true;
+      void newChat();
+    }
+  }, [r.page, shownChats.length, listed]);
   const commands: Command[] = [
     { label: "New chat", hint: "Command", run: () => void newChat() },
     { label: "Keyboard shortcuts", hint: "Command", run: () => setShortcuts(true) },

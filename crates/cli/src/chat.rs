@@ -29,9 +29,10 @@ pub struct ChatArgs {
     /// The new chat's work folder (default: the gateway's).
     #[arg(long, value_name = "DIR")]
     work: Option<std::path::PathBuf>,
-    /// Where Conch is running.
-    #[arg(long, env = "CONCH_URL", default_value = "http://127.0.0.1:7777")]
-    url: String,
+    /// Where Conch is running (default: the Conch serving this folder,
+    /// else http://127.0.0.1:7777).
+    #[arg(long, env = "CONCH_URL")]
+    url: Option<String>,
 }
 
 /// A key made for this run, revoked when it ends, however it ends.
@@ -46,24 +47,31 @@ impl Drop for OwnKey {
     }
 }
 
-pub fn run(home: &Home, args: ChatArgs) -> Result<(), Failure> {
-    let (key, _own) = match std::env::var("CONCH_KEY") {
-        Ok(k) if !k.trim().is_empty() => (k.trim().to_owned(), None),
-        _ => {
-            let name = format!("conch chat {}", std::process::id());
-            let (record, secret) = keys::create(home.root(), &name)?;
-            let own = OwnKey {
-                home: home.root().to_path_buf(),
-                id: record.id,
-            };
-            (secret, Some(own))
+/// `CONCH_KEY` when set; otherwise a key made now for this run (named
+/// `what` and the process id), revoked when the [`OwnKey`] goes.
+pub(crate) fn key_for(home: &Home, what: &str) -> Result<(String, Option<OwnKey>), Failure> {
+    if let Ok(k) = std::env::var("CONCH_KEY") {
+        if !k.trim().is_empty() {
+            return Ok((k.trim().to_owned(), None));
         }
+    }
+    let name = format!("{what} {}", std::process::id());
+    let (record, secret) = keys::create(home.root(), &name)?;
+    let own = OwnKey {
+        home: home.root().to_path_buf(),
+        id: record.id,
     };
+    Ok((secret, Some(own)))
+}
+
+pub fn run(home: &Home, args: ChatArgs) -> Result<(), Failure> {
+    let (key, _own) = key_for(home, "conch chat")?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| Failure(format!("Conch couldn't start its runtime: {e}.")))?;
-    runtime.block_on(talk(args, key))
+    let url = crate::served::choose(args.url.clone(), home);
+    runtime.block_on(talk(args, url, key))
 }
 
 pub(crate) struct Client {
@@ -106,13 +114,13 @@ impl Client {
     }
 }
 
-async fn talk(args: ChatArgs, key: String) -> Result<(), Failure> {
+async fn talk(args: ChatArgs, url: String, key: String) -> Result<(), Failure> {
     let client = Client {
         http: reqwest::Client::builder()
             .no_proxy()
             .build()
             .unwrap_or_default(),
-        url: args.url.trim_end_matches('/').to_owned(),
+        url,
         key,
     };
     let id = match &args.chat {

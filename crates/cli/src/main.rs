@@ -20,6 +20,7 @@ mod routines_cmd;
 mod seal_cmd;
 mod serve;
 mod serve_more;
+mod served;
 mod sessions;
 mod setup;
 mod skills_cmd;

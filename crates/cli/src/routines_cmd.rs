@@ -5,12 +5,11 @@
 
 use clap::{Args, Subcommand};
 use conversations::{Home, Settings};
-use gateway::auth::keys;
 use routines::store::NewRoutine;
 use routines::Store;
 use serde_json::json;
 
-use crate::chat::{Client, OwnKey};
+use crate::chat::Client;
 use crate::Failure;
 
 #[derive(Subcommand)]
@@ -28,9 +27,10 @@ pub enum RoutinesCommand {
     /// Run a routine now, against the running Conch; its schedule is untouched.
     Run {
         name: String,
-        /// Where Conch is running.
-        #[arg(long, env = "CONCH_URL", default_value = "http://127.0.0.1:7777")]
-        url: String,
+        /// Where Conch is running (default: the Conch serving this
+        /// folder, else http://127.0.0.1:7777).
+        #[arg(long, env = "CONCH_URL")]
+        url: Option<String>,
     },
 }
 
@@ -152,26 +152,13 @@ pub fn run(home: &Home, command: RoutinesCommand) -> Result<(), Failure> {
         }
         RoutinesCommand::Run { name, url } => {
             let routine = store.find(&name)?;
-            let (key, _own) = match std::env::var("CONCH_KEY") {
-                Ok(k) if !k.trim().is_empty() => (k.trim().to_owned(), None),
-                _ => {
-                    let (record, secret) = keys::create(
-                        home.root(),
-                        &format!("conch routines run {}", std::process::id()),
-                    )?;
-                    let own = OwnKey {
-                        home: home.root().to_path_buf(),
-                        id: record.id,
-                    };
-                    (secret, Some(own))
-                }
-            };
+            let (key, _own) = crate::chat::key_for(home, "conch routines run")?;
             let client = Client {
                 http: reqwest::Client::builder()
                     .no_proxy()
                     .build()
                     .unwrap_or_default(),
-                url: url.trim_end_matches('/').to_owned(),
+                url: crate::served::choose(url, home),
                 key,
             };
             let runtime = tokio::runtime::Builder::new_current_thread()

@@ -1,4 +1,4 @@
-//! `conch serve`: the gateway on 127.0.0.1:7777.
+//! `conch serve`: the gateway, on 127.0.0.1:7777 unless told otherwise.
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -180,7 +180,7 @@ async fn serve(
         state = state.with_hook(&app, relay);
     }
 
-    let url = format!("http://{addr}");
+    let url = crate::served::url_of(addr);
     let mut out = std::io::stdout().lock();
     writeln!(out, "Conch is running at {url}")?;
     if let Some(warning) = warning {
@@ -192,13 +192,21 @@ async fn serve(
     if let Some(line) = &started.bridge_line {
         writeln!(out, "{line}")?;
     }
+    // Tests make links that expire soon; a person gets 15 minutes.
+    if let Some(secs) = std::env::var("CONCH_SETUP_LINK_SECS")
+        .ok()
+        .and_then(|s| s.trim().parse::<u64>().ok())
+    {
+        state.auth.setup.last_for(Duration::from_secs(secs));
+    }
     if !gateway::auth::password::is_set(home.root()) {
         let token = state.auth.setup.issue().map_err(|_| {
             Failure("This computer gave Conch no randomness for the setup link.".into())
         })?;
         writeln!(
             out,
-            "Conch has no password yet. Open this link within 15 minutes to choose one:\n\n  {url}/setup?token={token}\n"
+            "Conch has no password yet. Open this link within {} to choose one:\n\n  {url}/setup?token={token}\n",
+            gateway::auth::setup_link::lasting_words(state.auth.setup.lasts())
         )?;
     }
     out.flush()?;

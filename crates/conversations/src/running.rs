@@ -75,6 +75,19 @@ pub enum Serving {
     Stale(String),
 }
 
+/// The address the Conch serving this folder listens on, as it wrote it
+/// (`127.0.0.1:7777`), when one is serving it now.
+pub fn address(home: &Path) -> Option<String> {
+    let mut file = File::open(home.join(LOCK_FILE)).ok()?;
+    let mut text = String::new();
+    file.read_to_string(&mut text).ok()?;
+    if lock(&file, libc::LOCK_SH) {
+        // Nobody holds it: what it says is stale.
+        return None;
+    }
+    text.split_whitespace().nth(1).map(str::to_owned)
+}
+
 pub fn serving(home: &Path) -> Serving {
     let path = home.join(LOCK_FILE);
     let Ok(mut file) = File::open(&path) else {
@@ -102,6 +115,7 @@ mod tests {
             Serving::Yes(std::process::id().to_string())
         );
         assert!(take(dir.path(), "x").is_err());
+        assert_eq!(address(dir.path()).as_deref(), Some("127.0.0.1:7777"));
         // A killed Conch leaves the file and lets go of the lock.
         std::mem::forget(held);
         let path = dir.path().join(LOCK_FILE);
@@ -109,5 +123,6 @@ mod tests {
         std::fs::remove_file(&path).unwrap();
         std::fs::write(&path, copy).unwrap();
         assert!(matches!(serving(dir.path()), Serving::Stale(_)));
+        assert_eq!(address(dir.path()), None, "a stale file names nobody");
     }
 }

@@ -4,10 +4,11 @@
 //!   another site whose name resolves to 127.0.0.1 (DNS rebinding) sends its
 //!   own name as Host, and is refused.
 //! - Where it came from: a browser says which site sent a request
-//!   (Sec-Fetch-Site, Origin). Nothing from another site may change state,
-//!   and nothing from another site may read the API. "Same-site" isn't good
-//!   enough: another port on localhost is the same site.
+//!   (Sec-Fetch-Site, Origin); `from_where.rs` holds the rule. Nothing from
+//!   another site may change state, and nothing from another site may read
+//!   the API.
 //! - Headers that keep responses from being sniffed, framed or cached.
+//! - A refusal a browser navigated to is a page, not JSON (`html_page.rs`).
 
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderValue, Method, StatusCode};
@@ -15,6 +16,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use crate::error::ApiError;
+use crate::from_where::{self, Sent};
 use crate::state::AppState;
 
 /// Host names the gateway answers to.
@@ -104,9 +106,10 @@ pub async fn check_request(
     request: Request,
     next: Next,
 ) -> Response {
+    let page = crate::html_page::wants_page(request.headers());
     let host = header_text(&request, header::HOST).unwrap_or("");
     if !state.hosts.allows(host) {
-        return ApiError::new(
+        let refused = ApiError::new(
             StatusCode::FORBIDDEN,
             format!(
                 "Conch doesn't answer to the name \"{}\". Open it at http://127.0.0.1 or http://localhost, or add the name to allowedHosts in settings.json.",
@@ -114,27 +117,19 @@ pub async fn check_request(
             ),
         )
         .into_response();
+        return finish(refused, false, page).await;
     }
     let api = request.uri().path().starts_with("/api/");
-    let fetch_site = header_text(&request, header::HeaderName::from_static("sec-fetch-site"));
-    let from_elsewhere = matches!(fetch_site, Some(s) if s != "same-origin" && s != "none");
-    if from_elsewhere && (api || is_unsafe(request.method())) {
-        return ApiError::new(
-            StatusCode::FORBIDDEN,
-            "Another site can't use Conch's API. Open Conch itself to do this.",
-        )
-        .into_response();
-    }
-    if is_unsafe(request.method()) {
-        if let Some(origin) = header_text(&request, header::ORIGIN) {
-            if !state.hosts.is_own_origin(origin, host) {
-                return ApiError::new(
-                    StatusCode::FORBIDDEN,
-                    "A request from another site can't change anything here.",
-                )
-                .into_response();
-            }
-        }
+    let sent = Sent {
+        changes: is_unsafe(request.method()),
+        api,
+        fetch_site: header_text(&request, header::HeaderName::from_static("sec-fetch-site")),
+        origin: header_text(&request, header::ORIGIN),
+        host,
+    };
+    if let Err(refusal) = from_where::judge(&state.hosts, &sent) {
+        let refused = ApiError::new(StatusCode::FORBIDDEN, refusal.to_string()).into_response();
+        return finish(refused, api, page).await;
     }
     let mut response = next.run(request).await;
     // The whole-request timeout (tower-http's) answers with a bare status.
@@ -147,6 +142,17 @@ pub async fn check_request(
         )
         .into_response();
     }
+    finish(response, api, page).await
+}
+
+/// A refusal a browser navigated to becomes a page; then every response
+/// gets the headers it lacks.
+async fn finish(response: Response, api: bool, page: bool) -> Response {
+    let mut response = if page {
+        crate::html_page::as_page(response).await
+    } else {
+        response
+    };
     // A route that set its own (the artifact frame allows SAMEORIGIN)
     // keeps it; everything else gets the strict default.
     let headers = response.headers_mut();

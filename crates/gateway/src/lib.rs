@@ -6,6 +6,8 @@ pub mod auth;
 pub mod backups;
 pub mod checks;
 mod error;
+mod from_where;
+mod html_page;
 mod json_body;
 mod routes;
 pub mod serve;
@@ -164,6 +166,7 @@ pub fn router(state: AppState) -> Router {
             "/api/settings/notifications",
             get(routes::notifications::choices).post(routes::notifications::set_choices),
         )
+        .route("/api/setup-link", post(routes::setup_link::issue))
         .route("/api/bridges", get(routes::bridges::list))
         .route("/api/bridges/{app}", post(routes::bridges::add))
         .route("/api/bridges/{app}/link", post(routes::bridges::link))

@@ -7,6 +7,7 @@
 //! told the link was used. A claim that comes to nothing (the password
 //! couldn't be saved) puts the link back.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -31,25 +32,41 @@ enum State {
     Issued {
         digest: String,
         at: Instant,
+        lasts: Duration,
     },
     /// Claimed by a use: spent, unless that use gives it back.
     Claimed {
         digest: String,
         at: Instant,
+        lasts: Duration,
     },
     Used,
 }
 
 pub struct SetupLink {
     state: Mutex<State>,
+    /// How long a link issued from now on lasts, in seconds.
+    lasts: AtomicU64,
 }
 
 impl Default for SetupLink {
     fn default() -> SetupLink {
         SetupLink {
             state: Mutex::new(State::None),
+            lasts: AtomicU64::new(VALID_FOR.as_secs()),
         }
     }
+}
+
+/// "15 minutes", "1 minute", "30 seconds": how long a link lasts, in words.
+pub fn lasting_words(lasts: Duration) -> String {
+    let secs = lasts.as_secs();
+    let (n, unit) = if secs >= 60 && secs % 60 == 0 {
+        (secs / 60, "minute")
+    } else {
+        (secs, "second")
+    };
+    format!("{n} {unit}{}", if n == 1 { "" } else { "s" })
 }
 
 /// A claimed link. Dropped without [`Claim::spend`], the link is given back.
@@ -73,24 +90,39 @@ impl Drop for Claim<'_> {
             return;
         }
         let mut state = self.link.lock();
-        if let State::Claimed { digest, at } = &*state {
+        if let State::Claimed { digest, at, lasts } = &*state {
             *state = State::Issued {
                 digest: digest.clone(),
                 at: *at,
+                lasts: *lasts,
             };
         }
     }
 }
 
 impl SetupLink {
-    /// Makes a new link's token, replacing any earlier one.
+    /// Makes a new link's token, replacing any earlier one (which stops
+    /// working), even one that was used: a used link is spent, not the
+    /// right to ask for another while no password is set.
     pub fn issue(&self) -> Result<String, getrandom::Error> {
         let token = random::token(32)?;
         *self.lock() = State::Issued {
             digest: random::digest(&token),
             at: Instant::now(),
+            lasts: self.lasts(),
         };
         Ok(token)
+    }
+
+    /// How long links issued from now on last (15 minutes unless set; a
+    /// second at least).
+    pub fn last_for(&self, lasts: Duration) {
+        self.lasts
+            .store(lasts.as_secs().max(1), Ordering::Relaxed);
+    }
+
+    pub fn lasts(&self) -> Duration {
+        Duration::from_secs(self.lasts.load(Ordering::Relaxed))
     }
 
     /// What `token` would get, without taking the link.
@@ -104,10 +136,11 @@ impl SetupLink {
         let mut state = self.lock();
         match judge(&state, token) {
             LinkCheck::Valid => {
-                if let State::Issued { digest, at } = &*state {
+                if let State::Issued { digest, at, lasts } = &*state {
                     *state = State::Claimed {
                         digest: digest.clone(),
                         at: *at,
+                        lasts: *lasts,
                     };
                 }
                 Ok(Claim {
@@ -132,7 +165,7 @@ fn judge(state: &State, token: &str) -> LinkCheck {
         State::Claimed { digest, .. } if matches(digest) => LinkCheck::Used,
         State::Claimed { .. } => LinkCheck::Wrong,
         State::Issued { digest, .. } if !matches(digest) => LinkCheck::Wrong,
-        State::Issued { at, .. } if at.elapsed() >= VALID_FOR => LinkCheck::Expired,
+        State::Issued { at, lasts, .. } if at.elapsed() >= *lasts => LinkCheck::Expired,
         State::Issued { .. } => LinkCheck::Valid,
     }
 }
@@ -164,6 +197,22 @@ mod tests {
         assert_eq!(link.check(&token), LinkCheck::Valid);
         link.claim(&token).unwrap().spend();
         assert_eq!(link.check(&token), LinkCheck::Used);
+    }
+
+    #[test]
+    fn a_short_link_expires_and_a_new_one_replaces_it() {
+        let link = SetupLink::default();
+        link.last_for(Duration::from_millis(0));
+        assert_eq!(link.lasts(), Duration::from_secs(1));
+        let token = link.issue().unwrap();
+        std::thread::sleep(Duration::from_millis(1100));
+        assert_eq!(link.check(&token), LinkCheck::Expired);
+        let again = link.issue().unwrap();
+        assert_eq!(link.check(&token), LinkCheck::Wrong);
+        assert_eq!(link.check(&again), LinkCheck::Valid);
+        assert_eq!(lasting_words(Duration::from_secs(900)), "15 minutes");
+        assert_eq!(lasting_words(Duration::from_secs(60)), "1 minute");
+        assert_eq!(lasting_words(Duration::from_secs(90)), "90 seconds");
     }
 
     #[test]

@@ -16,6 +16,7 @@ pub mod repair;
 pub mod routines;
 pub mod security;
 pub mod session;
+pub mod setup_link;
 pub mod skills;
 pub mod stream;
 pub mod turns;

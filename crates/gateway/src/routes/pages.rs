@@ -1,8 +1,8 @@
 //! The few pages the gateway serves itself: the first-run setup form and a
-//! home page. Plain HTML with no script at all, under a strict CSP.
+//! home page. Plain HTML with no script at all (`html_page.rs`).
 
 use axum::extract::{Form, Query, State};
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 
@@ -11,47 +11,11 @@ use conversations::security::Tried;
 use crate::auth::setup_link::LinkCheck;
 use crate::auth::{password, Peer};
 use crate::error::ApiError;
+use crate::html_page::{escape, page};
 use crate::routes::session::session_cookie;
 use crate::state::AppState;
 
-const CSP: &str = "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 const CSS: &str = include_str!("../../assets/conch.css");
-
-fn page(status: StatusCode, title: &str, body: &str) -> Response {
-    let html = format!(
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-         <title>{title} · Conch</title><link rel=\"stylesheet\" href=\"/assets/conch.css\"></head>\
-         <body><main>{body}</main></body></html>"
-    );
-    let mut response = (status, html).into_response();
-    let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/html; charset=utf-8"),
-    );
-    headers.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(CSP),
-    );
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    response
-}
-
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
 
 pub async fn css() -> Response {
     (
@@ -102,6 +66,7 @@ fn setup_form(token: &str, error: Option<&str>) -> String {
          <p>You'll use it to sign in to Conch. At least {} characters.</p>{error}\
          <form method=\"post\" action=\"/setup\">\
          <input type=\"hidden\" name=\"token\" value=\"{}\">\
+         <input hidden name=\"username\" autocomplete=\"username\" value=\"owner\" aria-hidden=\"true\">\
          <label for=\"password\">Password</label>\
          <input id=\"password\" name=\"password\" type=\"password\" autocomplete=\"new-password\" required autofocus>\
          <label for=\"confirm\">The same again</label>\
@@ -112,36 +77,55 @@ fn setup_form(token: &str, error: Option<&str>) -> String {
     )
 }
 
-/// The page for a link that can't be used, in its own words.
-fn link_refused(check: LinkCheck, password_set: bool) -> Response {
-    let (status, sentence) = match check {
+/// The page for a link that can't be used: what happened, and what to do
+/// next. Nothing was changed by it.
+fn link_refused(check: LinkCheck, password_set: bool, lasts: std::time::Duration) -> Response {
+    const NEW_LINK: &str = "Run <code>conch setup</code> in the terminal for a new link, \
+         or choose the password there with <code>conch setup --password-stdin</code>.";
+    let (status, heading, said) = match check {
+        LinkCheck::Used | LinkCheck::Gone if password_set => (
+            StatusCode::CONFLICT,
+            "This link has been used",
+            "A password has been chosen for Conch. <a href=\"/\">Sign in</a> with it. \
+             To change it, run <code>conch setup --password-stdin</code> in the terminal."
+                .to_string(),
+        ),
         LinkCheck::Used => (
             StatusCode::CONFLICT,
-            "This setup link was already used: a password was chosen with it. Sign in with that password, or run conch setup --password-stdin to set another.",
+            "This link has been used",
+            format!("Each setup link works once. {NEW_LINK}"),
         ),
-        LinkCheck::Gone if password_set => {
-            return page(
-                StatusCode::CONFLICT,
-                "Already set",
-                "<h1>A password is already set</h1><p>Sign in with it. To change it, run <code>conch setup --password-stdin</code> in the terminal.</p>",
-            )
-        }
         LinkCheck::Expired => (
             StatusCode::FORBIDDEN,
-            "This setup link has expired (links last 15 minutes). Restart conch serve for a new one, or run conch setup --password-stdin.",
+            "This link has expired",
+            format!(
+                "A setup link lasts {}. {NEW_LINK}",
+                crate::auth::setup_link::lasting_words(lasts)
+            ),
         ),
-        LinkCheck::Valid | LinkCheck::Wrong | LinkCheck::Gone => (
+        LinkCheck::Gone => (
             StatusCode::FORBIDDEN,
-            "This setup link isn't valid. Use the link conch serve printed, or run conch setup --password-stdin.",
+            "This link is no longer valid",
+            format!("Conch has started again since it was printed. {NEW_LINK}"),
+        ),
+        LinkCheck::Valid | LinkCheck::Wrong => (
+            StatusCode::FORBIDDEN,
+            "This link isn't right",
+            format!("Copy the whole link Conch printed, or ask for a new one. {NEW_LINK}"),
         ),
     };
     page(
         status,
-        "Setup",
-        &format!(
-            "<h1>Can't set the password here</h1><p>{}</p>",
-            escape(sentence)
-        ),
+        heading,
+        &format!("<h1>{heading}</h1><p>{said}</p><p class=\"quiet\">Nothing was changed.</p>"),
+    )
+}
+
+fn refuse_link(state: &AppState, check: LinkCheck) -> Response {
+    link_refused(
+        check,
+        password::is_set(&state.auth.home),
+        state.auth.setup.lasts(),
     )
 }
 
@@ -170,16 +154,16 @@ async fn try_link(state: &AppState, peer: &Peer, token: &str) -> Result<(), Resp
         LinkCheck::Valid => return Ok(()),
         // No token at all isn't a guess at one.
         LinkCheck::Wrong if token.is_empty() => {
-            return Err(link_refused(check, password::is_set(&state.auth.home)))
+            return Err(refuse_link(state, check))
         }
         LinkCheck::Used | LinkCheck::Gone => {
-            return Err(link_refused(check, password::is_set(&state.auth.home)))
+            return Err(refuse_link(state, check))
         }
         LinkCheck::Wrong | LinkCheck::Expired => {}
     }
     let _counted = state.auth.admit(peer).map_err(slow_down)?;
     state.auth.wrong(peer, Tried::SetupLink).await;
-    Err(link_refused(check, password::is_set(&state.auth.home)))
+    Err(refuse_link(state, check))
 }
 
 /// `GET /setup?token=…`
@@ -227,7 +211,7 @@ pub async fn setup_submit(
     }
     let claim = match state.auth.setup.claim(&form.token) {
         Ok(claim) => claim,
-        Err(check) => return link_refused(check, password::is_set(&state.auth.home)),
+        Err(check) => return refuse_link(&state, check),
     };
     let home = state.auth.home.clone();
     let chosen = form.password.clone();
@@ -235,7 +219,7 @@ pub async fn setup_submit(
         Ok(Ok(())) => claim.spend(),
         Ok(Err(password::PasswordError::AlreadySet)) => {
             claim.spend();
-            return link_refused(LinkCheck::Gone, true);
+            return link_refused(LinkCheck::Gone, true, state.auth.setup.lasts());
         }
         Ok(Err(e)) => return again(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
         Err(_) => {
