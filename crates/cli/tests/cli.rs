@@ -599,6 +599,74 @@ fn conch_chat_runs_a_turn_and_asks_in_the_terminal() {
     assert!(!work.join("denied.txt").exists());
 }
 
+/// `conch setup` and `conch chat` find the Conch serving this folder,
+/// wherever it listens: not the default port.
+#[tokio::test]
+async fn conch_setup_and_chat_find_the_conch_serving_this_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("fresh");
+    let out = conch(&home, &["setup"], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("Conch isn't running. Start it with conch serve"),
+        "{}",
+        text(&out.stderr)
+    );
+    let s = serve(&home);
+    assert!(!s.url.ends_with(":7777"));
+    let printed = s
+        .banner
+        .iter()
+        .find_map(|l| l.trim().strip_prefix(&format!("{}/setup?token=", s.url)))
+        .unwrap_or_else(|| panic!("no setup link in {:?}", s.banner))
+        .to_owned();
+    // A new link, at the address Conch really serves on.
+    let out = conch(&home, &["setup"], None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let said = text(&out.stdout);
+    let new = said
+        .lines()
+        .find_map(|l| l.trim().strip_prefix(&format!("{}/setup?token=", s.url)))
+        .unwrap_or_else(|| panic!("no link at {} in {said}", s.url))
+        .to_owned();
+    assert!(said.contains("within 15 minutes"), "{said}");
+    let client = reqwest::Client::new();
+    let status = |token: String| {
+        let url = format!("{}/setup?token={token}", s.url);
+        let client = client.clone();
+        async move { client.get(url).send().await.unwrap().status() }
+    };
+    assert_eq!(status(printed).await, 403, "the printed link was replaced");
+    assert_eq!(status(new).await, 200);
+    // Its key for asking is gone when it ends.
+    let keys = std::fs::read_to_string(home.join("access-keys.json")).unwrap();
+    assert_eq!(keys.trim(), "[]");
+    let out = conch(
+        &home,
+        &["setup", "--password-stdin"],
+        Some("a long enough one"),
+    );
+    assert_eq!(
+        text(&out.stdout).trim(),
+        format!("Password set. Sign in with it at {}", s.url)
+    );
+    let out = Command::new(EXE)
+        .arg("--home")
+        .arg(&home)
+        .args(["chat", "hello"])
+        .env_remove("CONCH_URL")
+        .env_remove("CONCH_KEY")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("mock engine"),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
 #[test]
 fn conch_chat_without_a_gateway_says_so() {
     let dir = tempfile::tempdir().unwrap();

@@ -39,8 +39,10 @@ pub struct Sent<'a> {
 /// Why a request was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Refusal {
-    /// Another site tried to read the API or change something.
+    /// Another site tried to read or use the API.
     AnotherSite,
+    /// Another site tried to change something outside the API (a form).
+    ChangeFromElsewhere,
     /// A change whose `Origin` isn't this gateway's.
     ForeignOrigin,
 }
@@ -51,6 +53,9 @@ impl std::fmt::Display for Refusal {
             Refusal::AnotherSite => {
                 "Another site can't use Conch's API. Open Conch itself to do this."
             }
+            Refusal::ChangeFromElsewhere => {
+                "A page on another site tried to change something in Conch, and was refused. Nothing was changed. Open Conch itself to do this."
+            }
             Refusal::ForeignOrigin => "A request from another site can't change anything here.",
         })
     }
@@ -60,8 +65,11 @@ impl std::fmt::Display for Refusal {
 pub fn judge(hosts: &AllowedHosts, sent: &Sent<'_>) -> Result<(), Refusal> {
     let same_origin = sent.fetch_site == Some("same-origin");
     let elsewhere = sent.fetch_site.is_some_and(|s| s != "same-origin" && s != "none");
-    if elsewhere && (sent.api || sent.changes) {
+    if elsewhere && sent.api {
         return Err(Refusal::AnotherSite);
+    }
+    if elsewhere && sent.changes {
+        return Err(Refusal::ChangeFromElsewhere);
     }
     if !sent.changes {
         return Ok(());
@@ -130,8 +138,10 @@ mod tests {
                             Some("null") => fetch_site == Some("same-origin"),
                             Some(_) => false,
                         };
-                        let expected = if browser_says_elsewhere && (api || changes) {
+                        let expected = if browser_says_elsewhere && api {
                             Err(Refusal::AnotherSite)
+                        } else if browser_says_elsewhere && changes {
+                            Err(Refusal::ChangeFromElsewhere)
                         } else if changes && !origin_ok {
                             Err(Refusal::ForeignOrigin)
                         } else {
