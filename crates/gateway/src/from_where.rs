@@ -64,7 +64,9 @@ impl std::fmt::Display for Refusal {
 /// `Ok` when the request may go on.
 pub fn judge(hosts: &AllowedHosts, sent: &Sent<'_>) -> Result<(), Refusal> {
     let same_origin = sent.fetch_site == Some("same-origin");
-    let elsewhere = sent.fetch_site.is_some_and(|s| s != "same-origin" && s != "none");
+    let elsewhere = sent
+        .fetch_site
+        .is_some_and(|s| s != "same-origin" && s != "none");
     if elsewhere && sent.api {
         return Err(Refusal::AnotherSite);
     }

@@ -61,10 +61,7 @@ pub fn escape(text: &str) -> String {
 /// its `Accept` with a weight above zero and at least that of any JSON type
 /// it names. `*/*` alone asks for nothing in particular, and gets JSON.
 pub fn wants_page(headers: &HeaderMap) -> bool {
-    let Some(accept) = headers
-        .get(header::ACCEPT)
-        .and_then(|v| v.to_str().ok())
-    else {
+    let Some(accept) = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()) else {
         return false;
     };
     let mut html: Option<f32> = None;
@@ -114,10 +111,7 @@ pub fn error_page(status: StatusCode, sentence: &str) -> Response {
     page(
         status,
         heading,
-        &format!(
-            "<h1>{heading}</h1><p>{}</p><p>{next}</p>",
-            escape(sentence)
-        ),
+        &format!("<h1>{heading}</h1><p>{}</p><p>{next}</p>", escape(sentence)),
     )
 }
 

@@ -117,8 +117,7 @@ impl SetupLink {
     /// How long links issued from now on last (15 minutes unless set; a
     /// second at least).
     pub fn last_for(&self, lasts: Duration) {
-        self.lasts
-            .store(lasts.as_secs().max(1), Ordering::Relaxed);
+        self.lasts.store(lasts.as_secs().max(1), Ordering::Relaxed);
     }
 
     pub fn lasts(&self) -> Duration {

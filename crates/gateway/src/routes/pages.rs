@@ -153,12 +153,8 @@ async fn try_link(state: &AppState, peer: &Peer, token: &str) -> Result<(), Resp
     match check {
         LinkCheck::Valid => return Ok(()),
         // No token at all isn't a guess at one.
-        LinkCheck::Wrong if token.is_empty() => {
-            return Err(refuse_link(state, check))
-        }
-        LinkCheck::Used | LinkCheck::Gone => {
-            return Err(refuse_link(state, check))
-        }
+        LinkCheck::Wrong if token.is_empty() => return Err(refuse_link(state, check)),
+        LinkCheck::Used | LinkCheck::Gone => return Err(refuse_link(state, check)),
         LinkCheck::Wrong | LinkCheck::Expired => {}
     }
     let _counted = state.auth.admit(peer).map_err(slow_down)?;
