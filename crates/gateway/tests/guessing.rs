@@ -55,7 +55,7 @@ async fn eight_simultaneous_uses_of_one_setup_link_one_wins() {
         match status {
             StatusCode::SEE_OTHER => won.push(password),
             StatusCode::CONFLICT => {
-                assert!(page.contains("This setup link was already used"), "{page}")
+                assert!(page.contains("This link has been used"), "{page}")
             }
             other => panic!("{other}: {page}"),
         }
@@ -78,7 +78,7 @@ async fn eight_simultaneous_uses_of_one_setup_link_one_wins() {
         .text()
         .await
         .unwrap()
-        .contains("This setup link was already used"));
+        .contains("This link has been used"));
 }
 
 async fn sign_in(s: &common::Server, password: &str) -> reqwest::Response {
