@@ -448,31 +448,29 @@ async fn full_trust_picked_mid_turn_runs_as_default() {
 }
 
 /// A hook that answers nothing (exit 0, no verdict) lets Claude Code run
-/// the call unchecked; Conch sees it and stops the turn with a sentence.
+/// a call unchecked where its own mode allows by itself (an edit in
+/// acceptEdits; Full trust is Claude Code's `default`, where the call
+/// still reaches Conch's permission channel); Conch sees it and stops the
+/// turn with a sentence.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_call_that_ran_unchecked_stops_the_turn() {
     let b = bare().await;
     let mut config = rig::config(&b.root.join("home"), &b.model);
     config.hook = PathBuf::from("/bin/true");
     let engine = ClaudeCode::new(config);
-    b.model.script(
-        "silent-run",
-        vec![
-            tool(
-                "Bash",
-                json!({"command": "echo one > one.txt", "description": "write"}),
-            ),
-            tool(
-                "Bash",
-                json!({"command": "echo two > two.txt", "description": "write"}),
-            ),
-        ],
-    );
+    let write = |name: &str| {
+        tool(
+            "Write",
+            json!({"file_path": b.work.join(name).to_string_lossy(), "content": "x\n"}),
+        )
+    };
+    b.model
+        .script("silent-run", vec![write("one.txt"), write("two.txt")]);
     let gate = Arc::new(Open::default());
     let (_stop, stop) = tokio::sync::watch::channel(false);
     let result = engine
         .turn(
-            native_turn("silent", &b.work, "silent-run", Mode::Full),
+            native_turn("silent", &b.work, "silent-run", Mode::Edits),
             gate.clone(),
             stop,
         )

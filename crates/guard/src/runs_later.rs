@@ -274,9 +274,39 @@ pub fn places() -> impl Iterator<Item = (&'static str, &'static str)> {
     ANYWHERE.iter().chain(SYSTEM).map(|p| (p.tail, p.why))
 }
 
+/// The places that run later wherever they sit, as paths under `root` (a
+/// work folder, a repository in it, a home): the box keeps each read-only,
+/// from this same list, so what the file tools ask about and what a sealed
+/// command can't write are one list. A folder place (`.git/hooks/`) keeps
+/// its trailing `/`.
+pub fn under(root: &str) -> impl Iterator<Item = (String, &'static str)> + '_ {
+    let root = root.trim_end_matches('/');
+    ANYWHERE
+        .iter()
+        .map(move |p| (format!("{root}/{}", p.tail), p.why))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every place the box keeps read-only under a folder is one the file
+    /// tools ask about there, and the other way round: one list.
+    #[test]
+    fn the_box_and_the_guard_read_one_list() {
+        for root in ["/w", "/home/ada", "/w/sub/", "/tmp/ünï code"] {
+            let listed: Vec<_> = under(root).collect();
+            assert_eq!(listed.len(), ANYWHERE.len());
+            for (path, why) in listed {
+                let file = path.trim_end_matches('/');
+                assert_eq!(runs_later(file), Some(why), "{path}");
+                assert!(path.starts_with(root.trim_end_matches('/')), "{path}");
+                if path.ends_with('/') {
+                    assert_eq!(runs_later(&format!("{path}x")), Some(why), "{path}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn what_runs_later() {

@@ -45,33 +45,18 @@ const PASSED: &[&str] = &[
     "NODE_EXTRA_CA_CERTS",
 ];
 
-/// Claude Code's permission mode for a turn that starts in `mode`.
-/// Conch's own answers come from the hook in every mode; this only sets
-/// what Claude Code would do by itself.
-pub fn start_mode(mode: Mode) -> &'static str {
-    match mode {
-        Mode::Ask | Mode::Auto => "default",
-        Mode::Edits => "acceptEdits",
-        Mode::Full => "bypassPermissions",
-    }
-}
-
-/// The mode to switch to when the owner picks `mode` mid-turn. Full trust
-/// picked mid-turn runs as default, with Conch answering each ask itself:
-/// skipping permissions is only ever set for turns that start in Full
-/// trust (ADR 0028, 2026-10-04).
-pub fn switch_mode(mode: Mode) -> &'static str {
+/// Claude Code's permission mode for a turn in `mode`, at its start or
+/// switched to mid-turn. Never `bypassPermissions`: in it Claude Code
+/// ignores a hook's "ask" on paths it calls sensitive, so an ask that
+/// holds in every mode (runs-later, someone else's words, nobody there)
+/// would be lost. Full trust is Claude Code's `default`, with Conch
+/// answering "allow" itself through the hook and the permission channel,
+/// so every call reaches Conch's approval path (ADR 0028).
+pub fn permission_mode(mode: Mode) -> &'static str {
     match mode {
         Mode::Edits => "acceptEdits",
         Mode::Ask | Mode::Auto | Mode::Full => "default",
     }
-}
-
-/// Whether this process runs as root (Claude Code refuses
-/// bypassPermissions as root unless told it's in a sandbox).
-pub fn is_root() -> bool {
-    // SAFETY: geteuid has no preconditions and can't fail.
-    unsafe { libc::geteuid() == 0 }
 }
 
 /// How the provider is reached.
@@ -155,7 +140,7 @@ pub fn arguments(t: &Turn<'_>) -> Vec<OsString> {
         "--tools",
         TOOLS,
         "--permission-mode",
-        start_mode(t.mode),
+        permission_mode(t.mode),
     ]
     .iter()
     .map(OsString::from)
@@ -232,14 +217,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn modes_map_and_full_trust_mid_turn_is_default() {
-        assert_eq!(start_mode(Mode::Ask), "default");
-        assert_eq!(start_mode(Mode::Edits), "acceptEdits");
-        assert_eq!(start_mode(Mode::Full), "bypassPermissions");
-        assert_eq!(start_mode(Mode::Auto), "default");
-        for mode in [Mode::Ask, Mode::Edits, Mode::Full, Mode::Auto] {
-            assert_ne!(switch_mode(mode), "bypassPermissions", "{mode}");
-        }
+    fn no_mode_ever_bypasses_permissions() {
+        assert_eq!(permission_mode(Mode::Ask), "default");
+        assert_eq!(permission_mode(Mode::Edits), "acceptEdits");
+        assert_eq!(permission_mode(Mode::Full), "default");
+        assert_eq!(permission_mode(Mode::Auto), "default");
     }
 
     #[test]
@@ -300,10 +282,8 @@ mod tests {
         };
         assert_eq!(after("--setting-sources").as_deref(), Some(""));
         assert_eq!(after("--permission-prompt-tool").as_deref(), Some("stdio"));
-        assert_eq!(
-            after("--permission-mode").as_deref(),
-            Some("bypassPermissions")
-        );
+        assert_eq!(after("--permission-mode").as_deref(), Some("default"));
+        assert!(!words.iter().any(|w| w.contains("bypass")), "{words:?}");
         assert_eq!(after("--resume").as_deref(), Some("u-1"));
         assert_eq!(after("--settings").as_deref(), Some("/r/s.json"));
     }

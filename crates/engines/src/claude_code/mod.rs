@@ -3,15 +3,18 @@
 //!
 //! A guard that lives only in Claude Code's permission channel
 //! (`can_use_tool`) is skipped in exactly the modes that allow by
-//! themselves (acceptEdits, bypassPermissions; ADR 0028). So Conch holds
-//! two doors:
+//! themselves (acceptEdits; ADR 0028). So Conch holds two doors:
 //!
 //! - a PreToolUse hook for every tool (`conch hook pre-tool-use`), which
 //!   Claude Code runs in every mode, answered at once from the guard
 //!   (allow, deny, or ask);
-//! - the permission channel, which an "ask" from the hook reaches even in
-//!   bypassPermissions, answered by the whole approval path (reviewer,
-//!   owner, binding) with exactly the input that was approved.
+//! - the permission channel, which an "ask" from the hook reaches in every
+//!   mode, answered by the whole approval path (reviewer, owner, binding)
+//!   with exactly the input that was approved.
+//!
+//! Claude Code never runs in bypassPermissions, where it would ignore a
+//! hook's "ask" on paths it calls sensitive: Full trust is Conch answering
+//! "allow" itself on that path (`launch::permission_mode`).
 //!
 //! A PostToolUse hook records each result before Claude Code goes on, so a
 //! page a call read has marked the chat before the next call is decided.
@@ -182,7 +185,7 @@ impl NativeEngine for ClaudeCode {
             let request = state.request_id("mode");
             state.send(wire::set_permission_mode(
                 &request,
-                launch::switch_mode(mode),
+                launch::permission_mode(mode),
             ));
         }
     }

@@ -118,7 +118,7 @@ pub(super) async fn run(
         Some(file)
     };
 
-    let mut extra = vec![
+    let extra = vec![
         (
             SOCKET_VAR.to_owned(),
             server.socket.to_string_lossy().into_owned(),
@@ -126,9 +126,6 @@ pub(super) async fn run(
         (TURN_VAR.to_owned(), key.clone()),
         (TOKEN_VAR.to_owned(), server.token.clone()),
     ];
-    if turn.mode == protocol::Mode::Full && launch::is_root() {
-        extra.push(("IS_SANDBOX".to_owned(), "1".to_owned()));
-    }
     let env = launch::environment(&home, &cfg.provider, |k| std::env::var_os(k), &extra);
     let args = launch::arguments(&launch::Turn {
         settings: &file.0,
