@@ -155,7 +155,13 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
     if (r.page === "home" && shownChats.length) navigate(`/chats/${shownChats[0].id}`);
     else if (r.page === "home" && listed && chats.length === 0 && !started.current) {
       started.current = true;
-      void newChat();
+      // Only if the owner is still on the first screen when it's ready.
+      void api.newChat().then(({ id }) => {
+        loadChats();
+        if (location.pathname !== "/") return;
+        navigate(`/chats/${id}`);
+        setTimeout(() => document.querySelector<HTMLElement>("textarea[aria-label=Message]")?.focus(), 0);
+      }, () => undefined);
     }
   }, [r.page, shownChats.length, listed]);
   const commands: Command[] = [

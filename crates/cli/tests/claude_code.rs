@@ -299,6 +299,54 @@ async fn full_trust_a_runs_later_write_still_asks() {
     );
 }
 
+/// The bug: "a Refresh chat only reads the web and updates its artifact"
+/// held only for the API engines. On Claude Code a Refresh chat read a
+/// private file, and its command went to the owner as a question. Now both
+/// are refused, in Full trust too, and nothing is asked.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refresh_chat_on_claude_code_reads_nothing_private_and_runs_nothing() {
+    let r = rig(Mode::Full, BTreeMap::new(), false).await;
+    let private = r.work.join("private-notes.txt");
+    std::fs::write(&private, "sk-canary-refresh-ünï").unwrap();
+    r.chats
+        .artifacts()
+        .create(
+            "a-prices",
+            artifacts::Kind::Markdown,
+            "refresh-run prices",
+            "# Prices\n",
+            None,
+            None,
+        )
+        .unwrap();
+    r.model.script(
+        "refresh-run",
+        vec![
+            tool("Read", json!({"file_path": private.to_string_lossy()})),
+            tool("Grep", json!({"pattern": "sk-", "path": r.work.to_string_lossy()})),
+            tool(
+                "Bash",
+                json!({"command": "echo ran > ran.txt", "description": "write"}),
+            ),
+        ],
+    );
+    let chat = r.chats.refresh_artifact("a-prices").await.unwrap();
+    let end = until(&chat, 0, |e| asked(e) || ended(e)).await;
+    assert!(ended(&end), "nothing is asked: {:#?}", events(&chat));
+    let log = events(&chat);
+    let refused: Vec<_> = log
+        .iter()
+        .filter_map(|e| match &e.body {
+            Body::ToolFinished(f) if !f.ok => Some(f.call.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(refused.len(), 3, "{log:#?}");
+    assert!(!r.work.join("ran.txt").exists());
+    let sent = serde_json::to_string(&r.model.requests()).unwrap();
+    assert!(!sent.contains("sk-canary-refresh"), "the model saw the private file");
+}
+
 /// A gate that asks about every command and approves a different one: the
 /// rewritten command is what Claude Code runs.
 struct Rewriting {

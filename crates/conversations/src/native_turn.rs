@@ -39,6 +39,10 @@ fn native_action(
     sealed: bool,
 ) -> Result<Action, String> {
     let action = tools::native::classify(tool, input, &chat.work, sealed)?;
+    // A Refresh chat's one rule holds on the engine's own tools too.
+    if let Some(only) = &chat.refreshes {
+        crate::artifact::refresh_allows(&action, only)?;
+    }
     Ok(match action {
         Action::Integration { tool: name, .. } => match chat.tools.app_tool(tool) {
             Some(app) => Action::Integration {

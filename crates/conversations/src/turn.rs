@@ -283,15 +283,13 @@ async fn one_call(
 /// classifies, and how review reads them again after looking.
 pub(crate) fn classify(chat: &Chat, call: &ToolCall) -> Result<Action, String> {
     if let Some(only) = &chat.refreshes {
-        if call.name == crate::artifact::UPDATE {
-            crate::artifact::classify(&call.name, &call.input)
-        } else if crate::artifact::REFRESH_READS.contains(&call.name.as_str()) {
-            chat.tools.classify(call, &chat.work)
+        let action = if call.name == crate::artifact::UPDATE {
+            crate::artifact::classify(&call.name, &call.input)?
         } else {
-            Err(format!(
-                "This chat only refreshes the artifact {only}: it can read the web, then artifact_update it."
-            ))
-        }
+            chat.tools.classify(call, &chat.work)?
+        };
+        crate::artifact::refresh_allows(&action, only)?;
+        Ok(action)
     } else if call.name == crate::routine::TOOL && chat.parent.is_none() {
         crate::routine::classify(&call.input)
     } else if call.name == crate::helper::TOOL {

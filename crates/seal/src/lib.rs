@@ -19,6 +19,7 @@
 
 pub mod env;
 mod journal;
+pub mod later;
 mod line;
 pub mod masks;
 pub mod observe;

@@ -7,7 +7,9 @@
 //!   use (a cache that doesn't exist stays absent);
 //! - **read-only**: what runs later by itself ([`crate::places::runs_later`]),
 //!   wherever it sits inside a writable place, and where it doesn't exist
-//!   yet but could be created, an empty read-only folder in its place;
+//!   yet but could be created, an empty read-only folder in its place; and
+//!   what runs later in the work folder ([`crate::later`], the guard's
+//!   list), where it exists;
 //! - **hidden**: Conch's own folder and every place where keys live (the
 //!   guard's one list): a folder becomes an empty read-only folder, a file an
 //!   empty read-only file, one mount each. A place given as a name prefix
@@ -108,6 +110,9 @@ pub struct Request<'a> {
     pub caches: &'a [PathBuf],
     /// What runs later: read-only wherever it is inside a writable place.
     pub read_only: &'a [PathBuf],
+    /// What runs later in the work folder ([`crate::later`]): read-only
+    /// where it exists, and given no mount point where it doesn't.
+    pub read_only_if_there: &'a [PathBuf],
     pub hidden: &'a [Hidden],
 }
 
@@ -474,6 +479,13 @@ pub fn plan(request: Request<'_>) -> Result<Masks, SealError> {
     read_only.sort_by_cached_key(|p| p.components().count());
     for path in read_only {
         p.keep(path);
+    }
+    for path in request.read_only_if_there {
+        if let Some(real) = p.looked.real(path) {
+            if p.rules.writable(&real) {
+                p.rules.add(real, State::ReadOnly);
+            }
+        }
     }
     for h in request.hidden {
         match &h.prefix {

@@ -89,6 +89,15 @@ impl Profile {
         places::runs_later(self.person_home.as_deref(), &|n| self.var(n))
     }
 
+    /// What runs later in the work folder and its repositories (the
+    /// guard's list): read-only where it exists.
+    pub fn read_only_if_there(&self) -> Vec<PathBuf> {
+        crate::later::places(&self.work)
+            .into_iter()
+            .map(|p| p.path)
+            .collect()
+    }
+
     /// Conch's folder and every place where keys live.
     pub fn hidden(&self) -> Vec<Hidden> {
         let mut out = vec![Hidden {
@@ -132,6 +141,7 @@ impl Profile {
             writable: &self.writable(),
             caches: &self.caches(),
             read_only: &self.read_only(),
+            read_only_if_there: &self.read_only_if_there(),
             hidden: &self.hidden(),
         })
     }

@@ -161,6 +161,9 @@ pub async fn run(
         }
     };
     let watching = pending.map(seal::Pending::started);
+    // What runs later in the work folder, as it was: the box keeps what is
+    // there read-only, and this finds what it couldn't stop.
+    let later = sealed.as_ref().map(|_| seal::later::Watch::before(work));
     let Some(pid) = child.id() else {
         return Outcome::failed("The command ended before it could be watched.");
     };
@@ -246,6 +249,15 @@ pub async fn run(
         ),
     };
     text.push_str(&ending);
+    let walled = sealed.is_some() && text.contains("Read-only file system");
+    let held = later.map(|w| w.after(work)).unwrap_or_default();
+    if !held.is_empty() {
+        text.push('\n');
+        text.push_str(&seal::later::said(&held, work));
+    } else if walled {
+        text.push('\n');
+        text.push_str(seal::later::WALLED);
+    }
     Outcome {
         ok,
         output: text,
@@ -260,6 +272,14 @@ pub async fn run(
             "sealed": sealed.is_some(),
             "network_observed": network.as_ref().is_some_and(|n| n.observed),
             "reached_hosts": network.map(|n| n.hosts).unwrap_or_default(),
+            "held_runs_later": held
+                .iter()
+                .map(|h| json!({
+                    "path": h.path.to_string_lossy(),
+                    "moved_to": h.moved_to.as_ref().map(|m| m.to_string_lossy()),
+                    "why": h.why,
+                }))
+                .collect::<Vec<_>>(),
         })),
     }
 }

@@ -220,3 +220,86 @@ async fn the_outcome_names_the_hosts_a_command_reached_and_marks_the_chat() {
     assert_eq!(out.detail.as_ref().unwrap()["network_observed"], true);
     assert_eq!(guard::mark_for(&action, out.detail.as_ref()), None);
 }
+
+/// Every way a command writes a file, against every kind of place that runs
+/// later (there already, not there yet, in a repository inside the work
+/// folder, in the home outside it): nothing is left there that the owner
+/// wasn't asked about. Each case is a fresh world, since a case that moves
+/// `.git` aside changes the next one's.
+#[tokio::test]
+async fn a_sealed_command_changes_nothing_that_runs_later_however_it_writes() {
+    let targets = [
+        ".git/hooks/pre-commit",
+        ".git/hooks/post-checkout",
+        ".git/config",
+        ".envrc",
+        ".github/workflows/ci.yml",
+        "sub/.git/hooks/pre-push",
+        "../.bashrc",
+    ];
+    let writers = [
+        "echo evil > \"$T\"",
+        "echo evil | tee \"$T\"",
+        "printf evil > src.txt; cp src.txt \"$T\"",
+        "sed -i 's/^/evil/' \"$T\"",
+        "python3 -c 'import sys; open(sys.argv[1], \"w\").write(\"evil\")' \"$T\"",
+        "perl -e 'open(F, \">\", $ARGV[0]); print F \"evil\"' \"$T\"",
+        "printf evil > x.tmp; mv x.tmp \"$T\"",
+        "printf evil > src.txt; ln -sf \"$PWD/src.txt\" \"$T\"",
+        "mkdir -p \"$(dirname \"$T\")\" && echo evil > \"$T\"",
+        "mv .git .git-old && cp -r .git-old .git && echo evil > \"$T\"",
+    ];
+    for target in targets {
+        for writer in writers {
+            let w = world(Duration::from_secs(30));
+            std::fs::write(w.home.join(".bashrc"), "# mine\n").unwrap();
+            for repo in [w.work.clone(), w.work.join("sub")] {
+                std::fs::create_dir_all(repo.join(".git/hooks")).unwrap();
+                std::fs::write(repo.join(".git/config"), "[core]\n").unwrap();
+            }
+            std::fs::write(w.work.join(".git/hooks/post-checkout"), "# mine\n").unwrap();
+            let path = w.work.join(target);
+            let before = std::fs::read_to_string(&path).ok();
+            let command = format!("T={target}; {writer}; echo ran");
+            let (_, out) = run(&w, json!({ "command": command }), Cancel::default()).await;
+            let after = std::fs::read_to_string(&path).ok();
+            let case = format!("{target} by `{writer}`:\n{}", out.output);
+            assert!(
+                after.as_deref().is_none_or(|a| !a.contains("evil")),
+                "{case}"
+            );
+            if writer.starts_with("mv .git") {
+                // The copy's own files were seen too, and held: the
+                // repository is broken, and nothing in it runs.
+                assert!(out.output.contains("Conch held .git/config"), "{case}");
+            } else {
+                assert_eq!(after, before, "{case}");
+            }
+        }
+    }
+}
+
+/// The control: ordinary work in the box still works, and git's own files
+/// in a repository the command made stay.
+#[tokio::test]
+async fn ordinary_work_and_a_new_repository_are_left_alone() {
+    let w = world(Duration::from_secs(30));
+    let (_, out) = run(
+        &w,
+        json!({ "command": "mkdir -p src && echo 'fn main() {}' > src/main.rs && echo ünï > notes.txt && git init -q fresh && echo done" }),
+        Cancel::default(),
+    )
+    .await;
+    assert!(out.ok, "{}", out.output);
+    assert!(!out.output.contains("Conch held"), "{}", out.output);
+    assert!(w.work.join("fresh/.git/config").exists());
+    assert_eq!(
+        std::fs::read_to_string(w.work.join("notes.txt")).unwrap(),
+        "ünï\n"
+    );
+    assert_eq!(
+        out.detail.unwrap()["held_runs_later"],
+        json!([]),
+        "nothing held"
+    );
+}

@@ -7,5 +7,5 @@ mod refresh;
 mod tool;
 
 pub use fenced::take_blocks;
-pub use refresh::{refresh_task, REFRESH_READS};
+pub use refresh::{refresh_allows, refresh_task, REFRESH_READS};
 pub use tool::{classify, is_artifact_tool, run, specs, update_spec, CREATE, UPDATE};

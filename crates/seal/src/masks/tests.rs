@@ -33,6 +33,7 @@ fn plan_of(
         writable,
         caches,
         read_only,
+        read_only_if_there: &[],
         hidden: hide,
     })
     .unwrap()
@@ -108,6 +109,7 @@ fn a_writable_path_inside_a_hidden_one_is_refused() {
         writable: &[root.join("home/.ssh/work")],
         caches: &[],
         read_only: &[],
+        read_only_if_there: &[],
         hidden: &[hidden(root.join("home/.ssh"))],
     })
     .unwrap_err();
@@ -118,6 +120,7 @@ fn a_writable_path_inside_a_hidden_one_is_refused() {
         writable: &[root.join("innocent")],
         caches: &[],
         read_only: &[],
+        read_only_if_there: &[],
         hidden: &[hidden(root.join("home/.ssh"))],
     })
     .is_err());
@@ -285,4 +288,33 @@ fn paths_resolve_as_realpath_does_through_links_of_every_kind() {
             "{name}"
         );
     }
+}
+
+#[test]
+fn what_runs_later_in_the_work_folder_is_read_only_where_it_is_and_unmounted_where_it_isnt() {
+    let (_d, root) = setup();
+    let work = root.join("work");
+    std::fs::create_dir_all(work.join(".git/hooks")).unwrap();
+    std::fs::write(work.join(".git/config"), "[core]\n").unwrap();
+    let m = plan(Request {
+        writable: &[work.clone()],
+        caches: &[],
+        read_only: &[],
+        read_only_if_there: &[
+            work.join(".git/hooks"),
+            work.join(".git/config"),
+            work.join(".envrc"),
+        ],
+        hidden: &[],
+    })
+    .unwrap();
+    let mut all = m.binds.clone();
+    all.extend(mounts(&m));
+    assert!(all.contains(&Mount::ReadOnly(work.join(".git/hooks"))), "{all:?}");
+    assert!(all.contains(&Mount::ReadOnly(work.join(".git/config"))), "{all:?}");
+    assert!(
+        !all.iter().any(|m| format!("{m:?}").contains(".envrc")),
+        "no mount point for what isn't there: {all:?}"
+    );
+    assert!(m.created.is_empty(), "{:?}", m.created);
 }
