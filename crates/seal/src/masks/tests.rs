@@ -310,8 +310,14 @@ fn what_runs_later_in_the_work_folder_is_read_only_where_it_is_and_unmounted_whe
     .unwrap();
     let mut all = m.binds.clone();
     all.extend(mounts(&m));
-    assert!(all.contains(&Mount::ReadOnly(work.join(".git/hooks"))), "{all:?}");
-    assert!(all.contains(&Mount::ReadOnly(work.join(".git/config"))), "{all:?}");
+    assert!(
+        all.contains(&Mount::ReadOnly(work.join(".git/hooks"))),
+        "{all:?}"
+    );
+    assert!(
+        all.contains(&Mount::ReadOnly(work.join(".git/config"))),
+        "{all:?}"
+    );
     assert!(
         !all.iter().any(|m| format!("{m:?}").contains(".envrc")),
         "no mount point for what isn't there: {all:?}"
