@@ -61,7 +61,7 @@ impl Default for SetupLink {
 /// "15 minutes", "1 minute", "30 seconds": how long a link lasts, in words.
 pub fn lasting_words(lasts: Duration) -> String {
     let secs = lasts.as_secs();
-    let (n, unit) = if secs >= 60 && secs % 60 == 0 {
+    let (n, unit) = if secs >= 60 && secs.is_multiple_of(60) {
         (secs / 60, "minute")
     } else {
         (secs, "second")

@@ -297,7 +297,7 @@ fn what_runs_later_in_the_work_folder_is_read_only_where_it_is_and_unmounted_whe
     std::fs::create_dir_all(work.join(".git/hooks")).unwrap();
     std::fs::write(work.join(".git/config"), "[core]\n").unwrap();
     let m = plan(Request {
-        writable: &[work.clone()],
+        writable: std::slice::from_ref(&work),
         caches: &[],
         read_only: &[],
         read_only_if_there: &[
