@@ -38,6 +38,11 @@ pub struct Said {
     pub text: String,
     /// It names the bot (a mention, a command to it, or a reply to it).
     pub mentions_bot: bool,
+    /// Whose words these are when they aren't the sender's own: a
+    /// forwarded message is its first author's ("forwarded from
+    /// Mallory"), one sent through a bot is the bot's. Such words never
+    /// speak for the owner, whoever sent them on.
+    pub origin: Option<String>,
 }
 
 /// A button someone pressed.

@@ -206,7 +206,10 @@ impl Relay {
                     Err(sentence) => self.tell(&said.chat, sentence).await,
                 }
             }
-            Route::Owner => self.post(&said, Speaker::Owner).await,
+            // The owner sending on someone else's words (a forward, a
+            // bot's message) passes them on; they are still that person's.
+            Route::Owner if said.origin.is_some() => self.post(&said, Speaker::Person, true).await,
+            Route::Owner => self.post(&said, Speaker::Owner, true).await,
             Route::Person { pin } => {
                 let (id, who) = (said.from.id.clone(), said.from.name.clone());
                 // Written only when something changed: their id, first
@@ -228,7 +231,7 @@ impl Relay {
                         }
                     });
                 }
-                self.post(&said, Speaker::Person).await;
+                self.post(&said, Speaker::Person, false).await;
             }
         }
     }
@@ -277,7 +280,7 @@ impl Relay {
         }
     }
 
-    async fn post(&self, said: &Said, from: Speaker) {
+    async fn post(&self, said: &Said, from: Speaker, by_owner: bool) {
         let Some(chat) = self.chat_for(&said.chat).await else {
             self.tell(
                 &said.chat,
@@ -289,18 +292,18 @@ impl Relay {
         self.follow(&chat, &said.chat);
         // Someone else's yes is a message, never an answer.
         let waiting = chat.log.with_view(|v| !v.pending.is_empty());
-        let (name, app) = match from {
-            Speaker::Person => (
-                Some(said.from.name.clone()),
-                Some(self.app.name().to_owned()),
-            ),
-            _ => (None, Some(self.app.name().to_owned())),
+        let name = match (&said.origin, from) {
+            (Some(origin), _) => Some(format!("{} ({origin})", said.from.name)),
+            (None, Speaker::Person) => Some(said.from.name.clone()),
+            (None, _) => None,
         };
+        let app = Some(self.app.name().to_owned());
         if let Err(e) = chat.post_as(from, &said.text, name, app).await {
             self.tell(&said.chat, &e.to_string()).await;
             return;
         }
-        if from == Speaker::Person && waiting {
+        // The owner's forward isn't an answer either, but they know that.
+        if from == Speaker::Person && waiting && !by_owner {
             self.tell(&said.chat, &not_yours(&self.owner_name)).await;
         }
     }

@@ -12,6 +12,7 @@ fn person(id: &str, name: &str, handle: Option<&str>) -> Person {
 
 fn said(from: Person, place: Place, text: &str, mentions_bot: bool) -> Said {
     Said {
+        origin: None,
         chat: format!("c{}", from.id),
         place,
         from,

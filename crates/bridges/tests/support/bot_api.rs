@@ -183,6 +183,22 @@ impl BotApi {
         }}))
     }
 
+    /// Someone sends on, in a direct chat, a message whose words are
+    /// another's: `extra` carries `forward_origin`, `via_bot`, ….
+    pub fn passed_on(&self, from: i64, first: &str, text: &str, extra: Value) -> i64 {
+        let mut m = json!({
+            "message_id": from * 1000 + self.world().next_update,
+            "date": 0,
+            "from": Self::user(from, first, None),
+            "chat": { "id": from, "type": "private", "first_name": first },
+            "text": text,
+        });
+        if let (Some(m), Some(extra)) = (m.as_object_mut(), extra.as_object()) {
+            m.extend(extra.clone());
+        }
+        self.push(json!({ "message": m }))
+    }
+
     /// Someone writes in a group; `mention` puts `@bot` first, as an entity.
     pub fn group(&self, group: i64, from: i64, first: &str, text: &str, mention: bool) -> i64 {
         let (text, entities) = if mention {
