@@ -3,9 +3,15 @@
 //! Read-only mounts don't stop sockets: a sealed command could reach the
 //! owner's ssh-agent, the D-Bus session bus (and through it the Secret
 //! Service that keeps the device key), or docker.sock. So `socket(AF_UNIX,
-//! …)` and `socketpair(AF_UNIX, …)` fail with EPERM, and so do the
-//! `io_uring_*` calls, because io_uring can open and connect a unix socket
-//! without ever calling socket(2). Everything else is allowed.
+//! …)` fails with EPERM, and so do the `io_uring_*` calls, because io_uring
+//! can open and connect a unix socket without ever calling socket(2).
+//! Everything else is allowed.
+//!
+//! `socketpair(AF_UNIX, …)` is allowed: it makes two ends already connected
+//! to each other and to nothing else (a `connect` or an addressed send on
+//! either fails, EISCONN), so it reaches nothing outside. Refusing it broke
+//! every Node program that starts a child with pipes (libuv makes a child's
+//! stdio with socketpair): `execSync`, test runners' workers, bundlers.
 
 use std::collections::BTreeMap;
 
@@ -38,7 +44,6 @@ fn program() -> Result<BpfProgram, String> {
     };
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
     rules.insert(libc::SYS_socket, unix_only()?);
-    rules.insert(libc::SYS_socketpair, unix_only()?);
     rules.insert(libc::SYS_io_uring_setup, vec![]);
     rules.insert(libc::SYS_io_uring_enter, vec![]);
     rules.insert(libc::SYS_io_uring_register, vec![]);
