@@ -289,6 +289,10 @@ export interface Routine {
   work: string | null;
   created: number;
   madeIn: string | null;
+  /** What the chat it was made in had read: every run starts marked so. */
+  carries: string[];
+  /** Whose words other than the owner's were in that chat. */
+  askedBy: string[];
   on: boolean;
   runs: string[];
 }

@@ -103,6 +103,8 @@ pub fn run(home: &Home, command: RoutinesCommand) -> Result<(), Failure> {
                     mode,
                     work,
                     made_in: Some("terminal".to_owned()),
+                    // The owner's own terminal: nothing read comes with it.
+                    ..NewRoutine::default()
                 },
                 routines::now(),
             )?;

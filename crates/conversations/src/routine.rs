@@ -7,7 +7,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Weak};
 
-use protocol::{Action, Origin, Speaker, ToolSpec};
+use protocol::{Action, MarkSource, Origin, Speaker, ToolSpec};
 use routines::store::NewRoutine;
 use routines::{Routine, Schedule};
 use serde_json::json;
@@ -67,6 +67,7 @@ pub async fn run(chat: &Arc<Chat>, input: &serde_json::Value) -> Outcome {
         return Outcome::failed("Conch is stopping.");
     };
     let store = routines::Store::new(chats.home().root());
+    let (carries, asked_by) = chat.log.with_view(carried);
     let new = NewRoutine {
         schedule,
         task,
@@ -74,6 +75,8 @@ pub async fn run(chat: &Arc<Chat>, input: &serde_json::Value) -> Outcome {
         mode: None,
         work: Some(chat.work.to_string_lossy().into_owned()),
         made_in: Some(format!("chat:{}", chat.id)),
+        carries,
+        asked_by,
     };
     let made = tokio::task::spawn_blocking(move || store.add(new, routines::now())).await;
     match made {
@@ -92,9 +95,35 @@ pub async fn run(chat: &Arc<Chat>, input: &serde_json::Value) -> Outcome {
     }
 }
 
+/// What a routine made in this chat carries into every run: the chat's
+/// marks that hold, in words ("read news.example"), and who other than the
+/// owner wrote in it. A person's words are carried as theirs, not as a
+/// mark's words.
+fn carried(view: &protocol::ChatView) -> (Vec<String>, Vec<String>) {
+    let mut marks: Vec<String> = Vec::new();
+    for m in view.held_taints() {
+        if m.source == MarkSource::Person {
+            continue;
+        }
+        let said = match m.source {
+            MarkSource::Page => format!("read {}", m.what),
+            MarkSource::Search => format!("searched the web ({})", m.what),
+            MarkSource::Download => format!("downloaded from {}", m.what),
+            MarkSource::Integration => format!("read {}", m.what),
+            MarkSource::Carried | MarkSource::Person => format!("was marked by {}", m.what),
+        };
+        if !marks.contains(&said) {
+            marks.push(said);
+        }
+    }
+    (marks, view.others.clone())
+}
+
 impl Chats {
     /// One run of a routine: a new chat (origin `routine`, nobody there)
-    /// asked the routine's task, in the routine's mode and folder.
+    /// asked the routine's task, in the routine's mode and folder. It
+    /// starts with what the chat the routine was made in had read, and
+    /// with the words of anyone else who wrote there.
     pub async fn run_routine(&self, routine: &Routine) -> Result<Arc<Chat>, crate::ChatError> {
         let chat = self
             .create_run(
@@ -107,6 +136,24 @@ impl Chats {
                 &routine.id,
             )
             .await?;
+        let from = routine
+            .made_in
+            .as_deref()
+            .and_then(|m| m.strip_prefix("chat:"))
+            .map(str::to_owned);
+        for what in &routine.carries {
+            chat.mark_from(
+                MarkSource::Carried,
+                format!("the chat this routine was made in ({what})"),
+                None,
+                from.clone(),
+            )
+            .await?;
+        }
+        for who in &routine.asked_by {
+            chat.mark_from(MarkSource::Person, who.clone(), None, from.clone())
+                .await?;
+        }
         chat.post_as(
             Speaker::Routine,
             &routine.task,

@@ -45,6 +45,18 @@ const ANYWHERE: &[Place] = &[
         "git's submodules, which name what git fetches",
     ),
     p(
+        ".gitconfig",
+        "git's settings, which can name programs git runs",
+    ),
+    p(
+        ".config/git/config",
+        "git's settings, which can name programs git runs",
+    ),
+    p(
+        ".config/git/attributes",
+        "git's attributes, which can name filters git runs",
+    ),
+    p(
         ".husky/",
         "a git hook (husky), which runs at the next commit",
     ),
@@ -170,6 +182,38 @@ const ANYWHERE: &[Place] = &[
     ),
     p(".npmrc", "npm's settings, which can name scripts it runs"),
     p(
+        ".yarnrc.yml",
+        "yarn's settings, which can name a program yarn runs",
+    ),
+    p(
+        ".yarnrc",
+        "yarn's settings, which can name a program yarn runs",
+    ),
+    p(
+        ".pnpmfile.cjs",
+        "pnpm's hooks, which run at the next install",
+    ),
+    p(
+        "conftest.py",
+        "pytest's conftest, which runs at the next test run",
+    ),
+    p(
+        "sitecustomize.py",
+        "Python's sitecustomize, which runs at every Python start",
+    ),
+    p(
+        "usercustomize.py",
+        "Python's usercustomize, which runs at every Python start",
+    ),
+    p(
+        ".config/direnv/",
+        "direnv's own settings, which run when a shell enters a folder",
+    ),
+    p(
+        ".direnvrc",
+        "direnv's own settings, which run when a shell enters a folder",
+    ),
+    p(
         ".local/bin/",
         "a bin folder, whose programs run when their name is typed",
     ),
@@ -230,9 +274,15 @@ const SYSTEM: &[Place] = &[
     ),
 ];
 
+/// A Python path file: each `import` line in it runs at every Python start.
+const PTH: &str = "a Python path file, whose import lines run at every Python start";
+
 /// Why what is written at `path` (absolute, resolved, or a word of a
 /// command made absolute) runs later by itself, if it does.
 pub fn runs_later(path: &str) -> Option<&'static str> {
+    if path.ends_with(".pth") && !path.ends_with("/.pth") {
+        return Some(PTH);
+    }
     for place in SYSTEM {
         let tail = place.tail;
         if tail.ends_with('/') {
@@ -323,6 +373,14 @@ mod tests {
             "/home/ada/.config/systemd/user/x.service",
             "/home/ada/.local/bin/git",
             "/home/ada/.gradle/init.d/x.gradle",
+            "/home/ada/.gitconfig",
+            "/home/ada/.config/git/config",
+            "/w/conftest.py",
+            "/w/tests/conftest.py",
+            "/home/ada/.local/lib/python3.12/site-packages/evil.pth",
+            "/w/.venv/lib/python3.11/site-packages/sitecustomize.py",
+            "/w/.yarnrc.yml",
+            "/home/ada/.config/direnv/direnvrc",
             "/etc/cron.d/job",
             "/etc/crontab",
             "/etc/systemd/system/x.service",
@@ -340,6 +398,10 @@ mod tests {
             "/home/ada/.gradle/caches/x",
             "/home/ada/.cargo/registry/x",
             "/w/docs/.envrc.md",
+            "/w/not_conftest.py",
+            "/w/conftest.py.bak",
+            "/w/depth.pth.txt",
+            "/w/src/pathlib.py",
         ] {
             assert!(runs_later(no).is_none(), "{no}");
         }

@@ -139,6 +139,8 @@ mod tests {
             work: None,
             created,
             made_in: None,
+            carries: Vec::new(),
+            asked_by: Vec::new(),
             on: true,
             resumed: None,
             other: Default::default(),

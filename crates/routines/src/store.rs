@@ -48,6 +48,16 @@ pub struct Routine {
     /// Where it was made: `terminal`, `web`, or `chat:<id>`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub made_in: Option<String>,
+    /// What the chat it was made in had read (its marks, in words): every
+    /// run starts marked with them. The owner's yes covered making the
+    /// routine, not what it does every morning after reading a stranger's
+    /// page.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub carries: Vec<String>,
+    /// The people other than the owner whose words were in that chat
+    /// ("Eve on telegram"): every run starts with their words in it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub asked_by: Vec<String>,
     /// Paused when false.
     #[serde(default = "yes")]
     pub on: bool,
@@ -127,6 +137,10 @@ pub struct NewRoutine {
     pub mode: Option<Mode>,
     pub work: Option<String>,
     pub made_in: Option<String>,
+    /// See [`Routine::carries`].
+    pub carries: Vec<String>,
+    /// See [`Routine::asked_by`].
+    pub asked_by: Vec<String>,
 }
 
 /// The routines of one home folder.
@@ -236,6 +250,8 @@ impl Store {
             work: new.work,
             created: now,
             made_in: new.made_in,
+            carries: new.carries,
+            asked_by: new.asked_by,
             on: true,
             resumed: None,
             other: Map::new(),

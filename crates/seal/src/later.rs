@@ -53,10 +53,25 @@ fn roots(work: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Every run-later place under the work folder and its repositories.
+/// Every run-later place under the work folder and its repositories, and
+/// the folder each repository's `core.hooksPath` names.
 pub fn places(work: &Path) -> Vec<Place> {
     let mut out = Vec::new();
     for root in roots(work) {
+        if let Some(named) = std::fs::read_to_string(root.join(".git/config"))
+            .ok()
+            .and_then(|t| guard::git_config::hooks_path(&t))
+        {
+            // A folder elsewhere ("~/hooks", "/srv/hooks") is outside what
+            // the box can write anyway.
+            if !named.starts_with('~') {
+                out.push(Place {
+                    path: root.join(named.trim_end_matches('/')),
+                    why: "a git hook (core.hooksPath names this folder), which runs at the next commit, merge or push",
+                    folder: true,
+                });
+            }
+        }
         let Some(text) = root.to_str() else { continue };
         for (path, why) in guard::runs_later::under(text) {
             let folder = path.ends_with('/');

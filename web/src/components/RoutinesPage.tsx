@@ -44,6 +44,16 @@ export function RoutinesPage() {
               {r.mode && <span class="quiet"> · {r.mode}</span>}
             </div>
             <div class="task">{r.task}</div>
+            {(r.carries.length > 0 || r.askedBy.length > 0) && (
+              <p class="carries quiet">
+                Made in a chat that{" "}
+                {[
+                  ...r.carries.map((c) => c),
+                  ...r.askedBy.map((p) => `had ${p}'s words in it`),
+                ].join("; ")}
+                . Each run starts marked with it, so what it wants to run waits for you.
+              </p>
+            )}
             <div class="row">
               <button class="small" onClick={() => act(pageApi.runRoutine(r.id).then((x) => navigate(`/chats/${x.chat}`)))}>
                 Run now

@@ -42,6 +42,8 @@ pub fn shown(r: &Routine, runs: &[String]) -> Value {
         "work": r.work,
         "created": r.created,
         "madeIn": r.made_in,
+        "carries": r.carries,
+        "askedBy": r.asked_by,
         "on": r.on,
         "runs": runs,
     })
@@ -104,6 +106,8 @@ pub async fn add(
                 mode: body.mode,
                 work: body.work,
                 made_in: Some("web".to_owned()),
+                // The owner's own page: nothing read comes with it.
+                ..NewRoutine::default()
             },
             routines::now(),
         )
