@@ -551,6 +551,16 @@ impl Chats {
                 ..NewChat::default()
             })
             .await?;
+        // It starts as marked as the chats that made the page were.
+        for what in &artifact.marks {
+            chat.mark_from(
+                protocol::MarkSource::Carried,
+                format!("the artifact it refreshes, whose chat {what}"),
+                None,
+                artifact.chat.clone(),
+            )
+            .await?;
+        }
         chat.post_as(
             Speaker::Task,
             &crate::artifact::refresh_task(&artifact, &current),

@@ -6,6 +6,7 @@ pub mod artifact;
 pub mod auto_review;
 mod broker;
 pub mod browsing;
+mod carried;
 mod chat;
 mod chat_admin;
 mod chats;

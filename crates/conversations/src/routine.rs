@@ -67,7 +67,7 @@ pub async fn run(chat: &Arc<Chat>, input: &serde_json::Value) -> Outcome {
         return Outcome::failed("Conch is stopping.");
     };
     let store = routines::Store::new(chats.home().root());
-    let (carries, asked_by) = chat.log.with_view(carried);
+    let (carries, asked_by) = chat.log.with_view(crate::carried::in_words);
     let new = NewRoutine {
         schedule,
         task,
@@ -93,30 +93,6 @@ pub async fn run(chat: &Arc<Chat>, input: &serde_json::Value) -> Outcome {
         Ok(Err(e)) => Outcome::failed(e.to_string()),
         Err(_) => Outcome::failed("The routine couldn't be saved."),
     }
-}
-
-/// What a routine made in this chat carries into every run: the chat's
-/// marks that hold, in words ("read news.example"), and who other than the
-/// owner wrote in it. A person's words are carried as theirs, not as a
-/// mark's words.
-fn carried(view: &protocol::ChatView) -> (Vec<String>, Vec<String>) {
-    let mut marks: Vec<String> = Vec::new();
-    for m in view.held_taints() {
-        if m.source == MarkSource::Person {
-            continue;
-        }
-        let said = match m.source {
-            MarkSource::Page => format!("read {}", m.what),
-            MarkSource::Search => format!("searched the web ({})", m.what),
-            MarkSource::Download => format!("downloaded from {}", m.what),
-            MarkSource::Integration => format!("read {}", m.what),
-            MarkSource::Carried | MarkSource::Person => format!("was marked by {}", m.what),
-        };
-        if !marks.contains(&said) {
-            marks.push(said);
-        }
-    }
-    (marks, view.others.clone())
 }
 
 impl Chats {

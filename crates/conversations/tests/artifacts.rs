@@ -339,3 +339,68 @@ async fn a_refresh_reads_the_web_and_asks_the_owner_before_a_read_that_sends() {
     let stored = chats.artifacts().get(&id).unwrap();
     assert_eq!(stored.newest().unwrap().by, By::Refreshed);
 }
+
+/// The bug: a page made after reading a stranger's page was refreshed in a
+/// new chat that started unmarked, so its data-carrying fetch ran with no
+/// question where the chat that made it asked. The artifact now keeps what
+/// its chat had read, and each Refresh starts marked with it. The control:
+/// a chart made in a chat that read nothing refreshes unmarked.
+#[tokio::test]
+async fn a_refresh_starts_as_marked_as_the_chat_that_made_its_page() {
+    let (base, _) = week_server().await;
+    let make = |id: &str| Chunk::ToolCall {
+        id: id.into(),
+        name: "artifact_create".into(),
+        input: json!({ "kind": "markdown", "title": "This week", "content": "# Mon 30, Tue 31" }),
+    };
+    let said = |t: &str| vec![Chunk::Text(t.into())];
+    let engine = Arc::new(ScriptedEngine::new([
+        // A chat reads a page, then makes a page of it.
+        vec![Chunk::ToolCall {
+            id: "f".into(),
+            name: "web_fetch".into(),
+            input: json!({ "url": format!("{base}/week") }),
+        }],
+        vec![make("a")],
+        said("Made it."),
+        // Its Refresh.
+        said("Nothing new."),
+        // The control: a chat that read nothing makes one, and its Refresh.
+        vec![make("b")],
+        said("Made it."),
+        said("Nothing new."),
+    ]));
+    let (_dir, chats) = setup(engine);
+    let chat = chats.create(NewChat::default()).await.unwrap();
+    chat.post("make me a page of this week").await.unwrap();
+    let events = until(&chat, turns_ended(1)).await;
+    let id = artifact_events(&events)[0].artifact.clone();
+    assert_eq!(
+        chats.artifacts().get(&id).unwrap().marks,
+        ["read 127.0.0.1"]
+    );
+    let refresh = chats.refresh_artifact(&id).await.unwrap();
+    let events = until(&refresh, turns_ended(1)).await;
+    let first = events
+        .iter()
+        .find_map(|e| match &e.body {
+            Body::Taint(t) => Some(t.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(first.source, protocol::MarkSource::Carried);
+    assert!(first.what.contains("read 127.0.0.1"), "{}", first.what);
+
+    // The control.
+    let plain = chats.create(NewChat::default()).await.unwrap();
+    plain.post("make me a page").await.unwrap();
+    let events = until(&plain, turns_ended(1)).await;
+    let id = artifact_events(&events)[0].artifact.clone();
+    assert!(chats.artifacts().get(&id).unwrap().marks.is_empty());
+    let refresh = chats.refresh_artifact(&id).await.unwrap();
+    until(&refresh, turns_ended(1)).await;
+    assert!(
+        !refresh.log.with_view(|v| v.is_marked()),
+        "the control starts unmarked"
+    );
+}

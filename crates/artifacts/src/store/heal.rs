@@ -139,6 +139,9 @@ fn rebuild(dir: &Path, id: &str, why: &str) -> Result<Artifact, StoreError> {
         )),
         versions,
         pinned: false,
+        // What its chats had read was in the description that was lost:
+        // not knowing, its Refresh chats start marked (fail closed).
+        marks: vec!["can't say what it had read (its description was rebuilt after damage)".to_owned()],
         other: Default::default(),
     };
     super::write::write_atomic(&meta, &{

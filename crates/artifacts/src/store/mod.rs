@@ -63,6 +63,11 @@ pub struct Artifact {
     pub versions: Vec<Version>,
     #[serde(default)]
     pub pinned: bool,
+    /// What the chats that made or changed it had read, in words ("read
+    /// news.example", "Eve on telegram's words"): its Refresh chats start
+    /// marked with them. Only ever added to.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub marks: Vec<String>,
     /// Set when artifact.json had to be rebuilt: what happened.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub healed: Option<String>,

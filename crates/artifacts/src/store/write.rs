@@ -154,6 +154,7 @@ impl Store {
             latest: 1,
             versions: vec![version(1, By::Made, kind, text)],
             pinned: false,
+            marks: Vec::new(),
             healed: None,
             other: Default::default(),
         };
@@ -181,6 +182,26 @@ impl Store {
         }
         save_meta(&dir, &artifact)?;
         prune(&dir, &artifact);
+        Ok(artifact)
+    }
+
+    /// Adds what a chat that made or changed it had read (see
+    /// [`Artifact::marks`]); what it already carries stays.
+    pub fn add_marks(&self, id: &str, marks: &[String]) -> Result<Artifact, StoreError> {
+        let dir = self.dir(id)?;
+        self.get(id)?;
+        let _lock = Lock::take(&dir)?;
+        let mut artifact = self.get(id)?;
+        let mut changed = false;
+        for m in marks {
+            if !artifact.marks.contains(m) {
+                artifact.marks.push(m.clone());
+                changed = true;
+            }
+        }
+        if changed {
+            save_meta(&dir, &artifact)?;
+        }
         Ok(artifact)
     }
 

@@ -134,6 +134,17 @@ pub(crate) async fn record(
             call,
         }))
         .await?;
+    // What this chat had read goes with what it made.
+    let (mut marks, others) = chat.log.with_view(crate::carried::in_words);
+    marks.extend(others.into_iter().map(|o| format!("had {o}'s words in it")));
+    if !marks.is_empty() {
+        let store = chat.artifacts.clone();
+        let id = artifact.id.clone();
+        tokio::task::spawn_blocking(move || store.add_marks(&id, &marks))
+            .await
+            .map_err(|e| crate::ChatError::Artifact(e.to_string()))?
+            .map_err(|e| crate::ChatError::Artifact(e.to_string()))?;
+    }
     Ok(())
 }
 
