@@ -246,7 +246,11 @@ impl SealedCommand {
                 Ok(())
             });
         }
-        let channel = if self.observe { Channel::new() } else { None };
+        let channel = if self.observe {
+            Channel::new(crate::observe::proxy::local_proxies(&self.env))
+        } else {
+            None
+        };
         if let Some(c) = &channel {
             // SAFETY: the child side makes only async-signal-safe system
             // calls (see observe::Channel::child_side).

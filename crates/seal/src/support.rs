@@ -136,7 +136,11 @@ fn try_box(observe: bool) -> Result<bool, Support> {
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
-    let channel = if observe { Channel::new() } else { None };
+    let channel = if observe {
+        Channel::new(Vec::new())
+    } else {
+        None
+    };
     if let Some(c) = &channel {
         // SAFETY: the child side makes only async-signal-safe system calls.
         unsafe {

@@ -95,3 +95,71 @@ fn reading_local_files_and_asking_dns_reach_nothing() {
         assert!(seen.hosts.is_empty(), "{command} reached {:?}", seen.hosts);
     }
 }
+
+/// A tiny HTTP proxy on this computer: answers every request with `body`,
+/// and counts the connections it got.
+fn local_proxy(body: &'static str) -> (u16, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let seen = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = seen.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let mut stream = stream;
+            let mut buf = [0u8; 4096];
+            let _ = stream.read(&mut buf);
+            let _ = write!(
+                stream,
+                "HTTP/1.0 200 OK\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    (port, seen)
+}
+
+/// The bug: with `HTTP_PROXY` pointing at a proxy on this computer, every
+/// download is a connection to 127.0.0.1, which stays here, so nothing was
+/// marked. A connection to a proxy the box's variables name is a download
+/// "through the proxy"; the control, a server on this computer that isn't
+/// the proxy, is still nothing.
+#[test]
+fn a_download_through_a_local_proxy_is_a_download() {
+    let (port, seen) = local_proxy("through the proxy ünï");
+    let (other, _) = local_proxy("just a local server");
+    let mut w = World::new();
+    w.set_vars(&[("HTTP_PROXY", &format!("http://127.0.0.1:{port}"))]);
+    let fetch = |url: &str| {
+        format!(
+            r#"python3 -c 'import urllib.request as u; print(u.urlopen("{url}").read().decode())'"#
+        )
+    };
+    let (out, net) = w.run_seen(&w.work, &fetch("http://files.example/a.txt"));
+    assert!(
+        text(&out.stdout).contains("through the proxy ünï"),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    assert!(seen.load(std::sync::atomic::Ordering::SeqCst) >= 1);
+    assert!(net.observed);
+    assert_eq!(
+        net.hosts,
+        [format!("a site through the proxy at 127.0.0.1:{port}")]
+    );
+    // The control: python skips the proxy for 127.0.0.1 itself.
+    let (out, net) = w.run_seen(
+        &w.work,
+        &format!(
+            "NO_PROXY=127.0.0.1 {}",
+            fetch(&format!("http://127.0.0.1:{other}/"))
+        ),
+    );
+    assert!(
+        text(&out.stdout).contains("just a local server"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(net.hosts.is_empty(), "{:?}", net.hosts);
+}

@@ -20,7 +20,9 @@
 //!
 //! **Not downloads:** connections that stay on this computer (loopback, the
 //! unspecified address), multicast and broadcast, DNS (port 53), and a
-//! datagram socket's `connect`, which sends nothing.
+//! datagram socket's `connect`, which sends nothing. Except a proxy on
+//! this computer that the box's variables name (`proxy.rs`): a connection
+//! to it is a download "through the proxy at 127.0.0.1:3128".
 //!
 //! The filter is installed just before bubblewrap starts, so the box and
 //! everything in it inherit it, and its listening descriptor comes back to
@@ -30,6 +32,7 @@
 pub mod address;
 pub mod dns;
 pub mod filter;
+pub mod proxy;
 mod supervisor;
 
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
@@ -64,6 +67,12 @@ impl Network {
                 hosts.push(host);
             }
         }
+        for to in &findings.proxied {
+            let host = format!("a site through the proxy at {to}");
+            if !hosts.contains(&host) {
+                hosts.push(host);
+            }
+        }
         Network {
             observed: findings.unread == 0,
             hosts,
@@ -78,10 +87,14 @@ pub struct Channel {
     prog: filter::Program,
     ours: OwnedFd,
     theirs: OwnedFd,
+    /// Proxies on this computer the box's variables name.
+    proxies: Vec<std::net::SocketAddr>,
 }
 
 impl Channel {
-    pub fn new() -> Option<Channel> {
+    /// `proxies`: the local proxies the box's variables name (a connection
+    /// to one is a download).
+    pub fn new(proxies: Vec<std::net::SocketAddr>) -> Option<Channel> {
         let prog = filter::program()?;
         let mut fds = [0 as RawFd; 2];
         // SAFETY: socketpair fills two descriptors on success.
@@ -99,7 +112,12 @@ impl Channel {
         // SAFETY: both are new descriptors we own.
         let (ours, theirs) =
             unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
-        Some(Channel { prog, ours, theirs })
+        Some(Channel {
+            prog,
+            ours,
+            theirs,
+            proxies,
+        })
     }
 
     /// What the child runs between fork and exec: install the filter with a
@@ -160,10 +178,11 @@ impl Channel {
         let (stop_r, stop_w) =
             unsafe { (OwnedFd::from_raw_fd(stop[0]), OwnedFd::from_raw_fd(stop[1])) };
         let (tx, rx) = std::sync::mpsc::channel();
+        let proxies = self.proxies;
         let thread = std::thread::Builder::new()
             .name("seal-observe".into())
             .spawn(move || {
-                let _ = tx.send(supervisor::serve(listener, stop_r));
+                let _ = tx.send(supervisor::serve(listener, stop_r, proxies));
             });
         match thread {
             Ok(_) => Watch {
@@ -181,7 +200,7 @@ impl Channel {
     pub fn watch_here(self, until: OwnedFd) -> Network {
         drop(self.theirs);
         match recv_fd(self.ours.as_raw_fd()) {
-            Some(listener) => Network::from(supervisor::serve(listener, until)),
+            Some(listener) => Network::from(supervisor::serve(listener, until, self.proxies)),
             None => Network::default(),
         }
     }

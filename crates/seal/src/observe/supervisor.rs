@@ -26,6 +26,8 @@ pub struct Findings {
     pub unread: usize,
     /// Calls looked at (for the record and the benchmark).
     pub calls: usize,
+    /// Local proxies the box's variables name, connected to.
+    pub proxied: Vec<SocketAddr>,
 }
 
 impl Findings {
@@ -105,6 +107,7 @@ fn pidfd(pid: libc::pid_t) -> Option<OwnedFd> {
 struct Watcher {
     findings: Findings,
     processes: HashMap<libc::pid_t, Option<OwnedFd>>,
+    proxies: Vec<SocketAddr>,
 }
 
 impl Watcher {
@@ -153,6 +156,14 @@ impl Watcher {
     /// count when they send with an address.
     fn connect(&mut self, pid: libc::pid_t, fd: u64, to: Option<Option<SocketAddr>>) -> bool {
         match to {
+            Some(Some(to)) if self.is_proxy(to) => {
+                if self.socket_type(pid, fd) != Some(libc::SOCK_DGRAM)
+                    && !self.findings.proxied.contains(&to)
+                {
+                    self.findings.proxied.push(to);
+                }
+                true
+            }
             Some(Some(to)) if address::reaches_out(to) => {
                 if self.socket_type(pid, fd) != Some(libc::SOCK_DGRAM) {
                     self.findings.reach(to);
@@ -162,6 +173,11 @@ impl Watcher {
             Some(_) => true,
             None => false,
         }
+    }
+
+    fn is_proxy(&self, to: SocketAddr) -> bool {
+        let to = SocketAddr::new(address::plain(to.ip()), to.port());
+        self.proxies.contains(&to)
     }
 
     fn send(&mut self, to: Option<Option<SocketAddr>>) -> bool {
@@ -251,8 +267,11 @@ impl Watcher {
 
 /// Serves `listener` until `stop` is readable or nothing uses the filter
 /// any more.
-pub fn serve(listener: OwnedFd, stop: OwnedFd) -> Findings {
-    let mut w = Watcher::default();
+pub fn serve(listener: OwnedFd, stop: OwnedFd, proxies: Vec<SocketAddr>) -> Findings {
+    let mut w = Watcher {
+        proxies,
+        ..Watcher::default()
+    };
     let mut fds = [
         libc::pollfd {
             fd: listener.as_raw_fd(),
