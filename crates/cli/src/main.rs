@@ -12,6 +12,7 @@ mod hook;
 mod import_cmd;
 mod keys;
 mod listen;
+mod marks_cmd;
 mod memories_cmd;
 mod open_files;
 mod providers;
@@ -114,6 +115,11 @@ enum Command {
         #[command(subcommand)]
         command: memories_cmd::MemoriesCommand,
     },
+    /// Files a chat wrote after reading something: list them, clear one.
+    Marks {
+        #[command(subcommand)]
+        command: marks_cmd::MarksCommand,
+    },
 }
 
 /// A failure to report: one sentence, already in the user's words.
@@ -158,6 +164,7 @@ fn main() -> ExitCode {
             Command::Routines { command } => routines_cmd::run(&home, command),
             Command::Hook(_) => Ok(()),
             Command::Memories { command } => memories_cmd::run(&home, command),
+            Command::Marks { command } => marks_cmd::run(&home, command),
         }
     })();
     match result {

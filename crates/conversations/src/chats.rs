@@ -116,6 +116,8 @@ pub struct Chats {
     /// What a list shows of chats that aren't open, by when their log last
     /// changed and how long it was (see `peek`).
     peeked: Mutex<HashMap<String, (std::time::SystemTime, u64, Peeked)>>,
+    /// What marked chats wrote (see `ledger`).
+    ledger: Arc<crate::ledger::Ledger>,
 }
 
 /// What a list needs from a chat that isn't open.
@@ -221,6 +223,7 @@ impl Chats {
             models: std::sync::OnceLock::new(),
             browser: std::sync::OnceLock::new(),
             peeked: Mutex::new(HashMap::new()),
+            ledger: Arc::new(crate::ledger::Ledger::new(home.root())),
             switches: {
                 let switches = config.guard.switches.clone().unwrap_or_else(|| {
                     Arc::new(crate::safety::Switches::new(&crate::settings::Safety {
@@ -526,6 +529,11 @@ impl Chats {
         }));
     }
 
+    /// What marked chats wrote: a read of it marks the reader.
+    pub fn ledger(&self) -> &Arc<crate::ledger::Ledger> {
+        &self.ledger
+    }
+
     /// The home's artifacts.
     pub fn artifacts(&self) -> &artifacts::Store {
         &self.artifacts
@@ -555,7 +563,7 @@ impl Chats {
         for what in &artifact.marks {
             chat.mark_from(
                 protocol::MarkSource::Carried,
-                format!("the artifact it refreshes, whose chat {what}"),
+                format!("the chat that made the artifact it refreshes ({what})"),
                 None,
                 artifact.chat.clone(),
             )

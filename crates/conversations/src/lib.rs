@@ -15,6 +15,7 @@ mod error;
 mod helper;
 pub mod home;
 pub mod ids;
+pub mod ledger;
 pub mod log;
 pub mod memories;
 pub mod models;

@@ -430,6 +430,7 @@ async fn log_event(
             // other marks, even when it failed (a command can fail after
             // printing a page).
             if let Some(action) = action.filter(|_| !gate.refused(&id)) {
+                crate::ledger::after_call(chat, &action, ok).await;
                 if let Some((source, what)) = guard::mark_for(&action, None) {
                     chat.mark(source, what, Some(id)).await?;
                 }

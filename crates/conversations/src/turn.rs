@@ -265,7 +265,9 @@ async fn one_call(
     let recalled = matches!(action, Action::Memory { .. })
         .then(|| outcome.detail.clone())
         .flatten();
+    let ran = outcome.ok;
     chat.log.append(finish(outcome)).await?;
+    crate::ledger::after_call(chat, &action, ran).await;
     crate::memories::carry(chat, &call.id, recalled.as_ref()).await?;
     if let Some(used) = loaded {
         chat.log.append(Body::SkillUsed(used)).await?;

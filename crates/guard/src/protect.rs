@@ -267,6 +267,7 @@ const CHAT_MAY_RUN: &[(&str, Option<&[&str]>)] = &[
     ("bridges", Some(&["list"])),
     ("memories", Some(&["list"])),
     ("providers", Some(&["list"])),
+    ("marks", Some(&["list"])),
 ];
 
 /// Whether Conch's arguments name a power, options anywhere.
