@@ -35,11 +35,19 @@ test("Settings → Apps: an app's tools with reads or writes, and a choice made 
     assert.equal(await choice.inputValue(), "follow");
     await choice.selectOption("ask");
     await page.waitForFunction(() => document.querySelector('select[aria-label="Choice for everything.echo"]')?.value === "ask");
-    const file = JSON.parse(readFileSync(join(conch.home, "apps.json"), "utf8"));
-    assert.equal(file.servers.everything.tools.echo.choice, "ask");
+    // The file is written as the answer comes back: wait for it.
+    const saved = async (want) => {
+      const deadline = Date.now() + 5000;
+      for (;;) {
+        const now = JSON.parse(readFileSync(join(conch.home, "apps.json"), "utf8")).servers.everything.tools.echo?.choice;
+        if (now === want || Date.now() > deadline) return now;
+        await page.waitForTimeout(50);
+      }
+    };
+    assert.equal(await saved("ask"), "ask");
     await choice.selectOption("off");
     await page.waitForFunction(() => document.querySelector('select[aria-label="Choice for everything.echo"]')?.value === "off");
-    assert.equal(JSON.parse(readFileSync(join(conch.home, "apps.json"), "utf8")).servers.everything.tools.echo.choice, "off");
+    assert.equal(await saved("off"), "off");
     await shot(page, "60-apps");
     assert.deepEqual(b.appErrors(), []);
   } finally {

@@ -48,7 +48,10 @@ test("Settings lets the owner save a bot token, make a link code, and allow some
     // Each way to be told can be turned off, and stays off.
     const onPage = apps.getByLabel("Tell me on this page");
     assert.equal(await onPage.isChecked(), true);
+    // Saved when the answer comes back: reload after it, not before.
+    const saved = page.waitForResponse((r) => r.url().endsWith("/api/settings/notifications") && r.request().method() === "POST");
     await onPage.uncheck();
+    assert.equal((await saved).status(), 200);
     await page.reload();
     assert.equal(await page.locator(".chat-apps").getByLabel("Tell me on this page").isChecked(), false);
     await apps.getByLabel("Bot token").fill("not a token");
