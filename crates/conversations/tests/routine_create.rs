@@ -44,8 +44,7 @@ async fn asked(chat: &Chat, n: usize) -> protocol::PermissionRequested {
 #[tokio::test]
 async fn making_a_routine_from_a_chat_asks_in_full_trust_and_a_yes_makes_that_one() {
     let dir = tempfile::tempdir().unwrap();
-    let (home, work) = (dir.path().join("home"), dir.path().join("work"));
-    std::fs::create_dir(&work).unwrap();
+    let home = dir.path().join("home");
     let engine = Arc::new(ScriptedEngine::new([
         vec![make(
             "a",
@@ -56,20 +55,7 @@ async fn making_a_routine_from_a_chat_asks_in_full_trust_and_a_yes_makes_that_on
         vec![make("c", "every fortnight-ish", "bad schedule")],
         vec![Chunk::Text("done".into())],
     ]));
-    let chats = Chats::new(
-        Home::open(&home).unwrap(),
-        engine,
-        Arc::new(Tools::new(ToolsConfig::default())),
-        ChatsConfig {
-            durability: Durability::Group,
-            default_work: work,
-            default_mode: Mode::Full,
-            policies: Default::default(),
-            guard: Default::default(),
-            skills: None,
-            max_steps: None,
-        },
-    );
+    let chats = chats_with(engine, dir.path());
     let chat = chats.create(NewChat::default()).await.unwrap();
     chat.post("make me a morning routine").await.unwrap();
     let first = asked(&chat, 0).await;

@@ -284,6 +284,11 @@ async fn a_sealed_command_changes_nothing_that_runs_later_however_it_writes() {
 #[tokio::test]
 async fn ordinary_work_and_a_new_repository_are_left_alone() {
     let w = world(Duration::from_secs(30));
+    // Where the home itself is writable in the box (this test's is, when
+    // the checkout sits under /tmp), a missing ~/.gitconfig is kept from
+    // being made by an empty folder, which git can't read: a person's
+    // own file is bound read-only instead (a known limit in docs/seal.md).
+    std::fs::write(w.home.join(".gitconfig"), "[user]\n\tname = Ada\n").unwrap();
     let (_, out) = run(
         &w,
         json!({ "command": "mkdir -p src && echo 'fn main() {}' > src/main.rs && echo ünï > notes.txt && git init -q fresh && echo done" }),
