@@ -169,8 +169,10 @@ impl Watch {
     /// command made counts too), and says which.
     pub fn after(&self, work: &Path) -> Vec<Held> {
         let mut places = self.places.clone();
+        let mut listed: std::collections::HashSet<PathBuf> =
+            places.iter().map(|p| p.path.clone()).collect();
         for place in self::places(work) {
-            if !places.iter().any(|p| p.path == place.path) {
+            if listed.insert(place.path.clone()) {
                 places.push(place);
             }
         }

@@ -92,9 +92,12 @@ impl Profile {
     /// What runs later in the work folder and its repositories (the
     /// guard's list): read-only where it exists.
     pub fn read_only_if_there(&self) -> Vec<PathBuf> {
+        // Most places aren't there: only those that are go to the planner,
+        // which resolves each one it is given.
         crate::later::places(&self.work)
             .into_iter()
             .map(|p| p.path)
+            .filter(|p| std::fs::symlink_metadata(p).is_ok())
             .collect()
     }
 
