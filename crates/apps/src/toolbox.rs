@@ -53,6 +53,10 @@ impl ToolBox for WithApps {
         all
     }
 
+    fn sealed(&self) -> Option<Arc<seal::Sealed>> {
+        self.inner.sealed()
+    }
+
     fn native_apps(&self) -> Vec<String> {
         let mut all = self.inner.native_apps();
         all.extend(self.apps.offered());

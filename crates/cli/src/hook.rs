@@ -52,3 +52,42 @@ pub fn run(args: HookArgs) -> ExitCode {
         }
     }
 }
+
+/// The flag Claude Code's shell prefix ends in (`conch --engine-shell`).
+pub const ENGINE_SHELL: &str = "--engine-shell";
+
+/// `conch --engine-shell SCRIPT`: a command of Claude Code's, in the box.
+/// Conch's own hooks (the exact lines in the turn's settings) run here,
+/// in the engine's box, where the way back to Conch is; anything else is
+/// run by Conch, sealed beside the box.
+pub fn shell(script: Vec<std::ffi::OsString>) -> ExitCode {
+    let script: Vec<String> = script
+        .iter()
+        .map(|s| s.to_string_lossy().into_owned())
+        .collect();
+    let script = script.join(" ");
+    let me = std::env::args_os().next().unwrap_or_default();
+    let ours = [Event::PreToolUse, Event::PostToolUse, Event::PostCompact]
+        .iter()
+        .any(|e| {
+            script
+                == engines::claude_code::settings::hook_command(std::path::Path::new(&me), e.name())
+        });
+    if ours {
+        let status = std::process::Command::new("/bin/sh")
+            .arg("-c")
+            .arg(&script)
+            .status();
+        return match status.ok().and_then(|s| s.code()) {
+            Some(code) => ExitCode::from(u8::try_from(code.clamp(0, 255)).unwrap_or(BLOCKED)),
+            None => ExitCode::from(BLOCKED),
+        };
+    }
+    match hook::shell(&script, |k| std::env::var(k).ok()) {
+        Ok(code) => ExitCode::from(u8::try_from(code.clamp(0, 255)).unwrap_or(1)),
+        Err(e) => {
+            eprintln!("conch: {e}");
+            ExitCode::from(126)
+        }
+    }
+}

@@ -132,6 +132,12 @@ impl<E: std::fmt::Display> From<E> for Failure {
 }
 
 fn main() -> ExitCode {
+    // Claude Code in the box runs each command as `PREFIX --engine-shell
+    // SCRIPT` (its prefix is one program, then flags): see hook::shell.
+    let mut argv = std::env::args_os();
+    if argv.nth(1).is_some_and(|a| a == hook::ENGINE_SHELL) {
+        return hook::shell(argv.collect());
+    }
     let cli = Cli::parse();
     // A hook needs nothing of Conch's folder: what it asks is in its
     // environment, and it must answer fast.

@@ -416,6 +416,7 @@ async fn the_approved_input_is_what_runs_in(mode: Mode) {
                 hidden: Vec::new(),
                 sealing: false,
                 apps: Vec::new(),
+                boxed: None,
             },
             gate.clone(),
             stop,

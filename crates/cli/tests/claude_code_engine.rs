@@ -50,6 +50,7 @@ fn native_turn(chat: &str, work: &std::path::Path, prompt: &str, mode: Mode) -> 
         hidden: Vec::new(),
         sealing: false,
         apps: Vec::new(),
+        boxed: None,
     }
 }
 
@@ -483,4 +484,69 @@ async fn a_call_that_ran_unchecked_stops_the_turn() {
     }
     // It went no further than the call it caught.
     assert!(!b.work.join("two.txt").exists());
+}
+
+/// The engine in the box: the seal, as `conch serve` sets it up for a
+/// Conch folder at `conch_home`, also hiding `hidden`.
+fn engine_box(
+    conch_home: &std::path::Path,
+    hidden: &[PathBuf],
+) -> Arc<dyn engines::boxing::Boxing> {
+    std::fs::create_dir_all(conch_home).unwrap();
+    let mut sealed = seal::Sealed::new(conch_home, tools::protected::here(conch_home)).unwrap();
+    sealed.extra_hidden = hidden.to_vec();
+    Arc::new(conversations::EngineBox(Arc::new(sealed)))
+}
+
+/// In the box, Claude Code's commands run sealed beside it: they can't
+/// read what the seal hides, write outside the work folder, or see the
+/// key or the hook's token (in their environment or the engine's); inside
+/// the work folder they write.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_the_box_commands_run_sealed_beside_the_engine() {
+    let b = bare().await;
+    let hidden = b.root.join("keys");
+    std::fs::create_dir_all(&hidden).unwrap();
+    std::fs::write(hidden.join("id_ed25519"), "canary-clé").unwrap();
+    let outside = b.root.join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    let home = b.root.join("home");
+    let engine = ClaudeCode::new(rig::config(&home, &b.model));
+    b.model.script(
+        "boxed-run",
+        vec![tool(
+            "Bash",
+            json!({
+                "command": format!(
+                    "cat {k} > read.txt 2>&1; echo \"key=$ANTHROPIC_API_KEY token=$CONCH_HOOK_TOKEN\" > env.txt; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c sk-ant-test-key > proc.txt; echo x > {o}/escaped.txt; echo inside > inside.txt; pwd > pwd.txt",
+                    k = hidden.join("id_ed25519").display(),
+                    o = outside.display()
+                ),
+                "description": "try"
+            }),
+        )],
+    );
+    let gate = Arc::new(Open::default());
+    let (_stop, stop) = tokio::sync::watch::channel(false);
+    let mut turn = native_turn("boxed", &b.work, "boxed-run", Mode::Full);
+    turn.sealing = true;
+    turn.boxed = Some(engine_box(&home, std::slice::from_ref(&hidden)));
+    engine.turn(turn, gate.clone(), stop).await.unwrap();
+    let seen = gate.seen.lock().unwrap();
+    let read = std::fs::read_to_string(b.work.join("read.txt")).unwrap_or_default();
+    assert!(
+        !read.contains("canary"),
+        "the hidden key was read: {read}\n{seen:?}"
+    );
+    let env = std::fs::read_to_string(b.work.join("env.txt")).unwrap();
+    assert_eq!(env.trim(), "key= token=", "{seen:?}");
+    let proc = std::fs::read_to_string(b.work.join("proc.txt")).unwrap();
+    assert_eq!(proc.trim(), "0", "the engine's key through /proc: {seen:?}");
+    assert!(!outside.join("escaped.txt").exists(), "{seen:?}");
+    assert_eq!(
+        std::fs::read_to_string(b.work.join("inside.txt"))
+            .unwrap()
+            .trim(),
+        "inside"
+    );
 }

@@ -4,6 +4,8 @@ pub mod activity;
 pub mod approval;
 pub mod artifact;
 pub mod auto_review;
+mod engine_box;
+pub use engine_box::EngineBox;
 mod broker;
 pub mod browsing;
 mod carried;

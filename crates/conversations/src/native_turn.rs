@@ -352,6 +352,13 @@ pub(crate) async fn run(
         .switches
         .sealing()
         .load(std::sync::atomic::Ordering::SeqCst);
+    let boxed: Option<Arc<dyn engines::boxing::Boxing>> = if sealing {
+        chat.tools
+            .sealed()
+            .map(|s| Arc::new(crate::engine_box::EngineBox(s)) as Arc<dyn engines::boxing::Boxing>)
+    } else {
+        None
+    };
     let request = NativeTurn {
         chat: chat.id.clone(),
         work: chat.work.clone(),
@@ -362,6 +369,7 @@ pub(crate) async fn run(
         hidden,
         sealing,
         apps: native_apps(chat),
+        boxed,
     };
     let gate = Arc::new(ChatGate {
         chat: chat.clone(),

@@ -7,6 +7,7 @@
 //! stateless between steps, which is how API providers work, and which lets a
 //! restart pick a chat up from its log alone.
 
+pub mod boxing;
 pub mod claude_code;
 pub mod codex;
 mod engine;

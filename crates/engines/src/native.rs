@@ -111,6 +111,9 @@ pub struct NativeTurn {
     pub sealing: bool,
     /// The owner's apps offered to the engine as MCP servers.
     pub apps: Vec<NativeApp>,
+    /// The box the engine runs in, and its commands beside it. None only
+    /// where the owner turned on "run engines without the box".
+    pub boxed: Option<std::sync::Arc<dyn crate::boxing::Boxing>>,
 }
 
 /// One of the owner's apps as a native engine gets it: an MCP server that

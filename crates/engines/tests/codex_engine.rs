@@ -102,6 +102,7 @@ fn turn(w: &World, prompt: &str) -> NativeTurn {
         hidden: Vec::new(),
         sealing: true,
         apps: Vec::new(),
+        boxed: None,
     }
 }
 
@@ -297,6 +298,7 @@ async fn a_home_under_tmp_is_refused_with_a_sentence() {
         hidden: Vec::new(),
         sealing: true,
         apps: Vec::new(),
+        boxed: None,
     };
     let err = engine
         .turn(t, recorder(|_| Quick::Allow), rx)

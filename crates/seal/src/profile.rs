@@ -54,6 +54,11 @@ pub struct Profile {
     pub temp: Vec<PathBuf>,
     pub extra_writable: Vec<PathBuf>,
     pub extra_hidden: Vec<PathBuf>,
+    /// Host folders bound writable at another path inside the box (an
+    /// engine's own folder, which lives inside Conch's hidden one, at a
+    /// neutral path from which no `..` leads anywhere protected). Bound
+    /// last, after the masks.
+    pub bind_at: Vec<(PathBuf, PathBuf)>,
     /// The environment the places are read from (the box's own is made
     /// from it by [`crate::env`]).
     pub vars: Vec<(OsString, OsString)>,
@@ -188,6 +193,9 @@ impl Profile {
                 Mount::EmptyFolder(p) => pair("--ro-bind", &self.empty, p),
                 Mount::EmptyFile(p) => pair("--ro-bind", &self.empty_file, p),
             }
+        }
+        for (from, to) in &self.bind_at {
+            pair("--bind", from, to);
         }
         if let Some(fd) = seccomp_fd {
             a.push("--seccomp".into());

@@ -117,6 +117,7 @@ impl Sealed {
             temp: self.temp.clone(),
             extra_writable: self.extra_writable.clone(),
             extra_hidden: self.extra_hidden.clone(),
+            bind_at: Vec::new(),
             vars: self.vars.clone(),
             as_root: self.as_root,
         }
@@ -140,6 +141,72 @@ impl Sealed {
             observe: self.observe,
             journal: crate::journal::name(&seal_folder(&self.conch_home)),
         })
+    }
+}
+
+/// Quotes `word` for the shell the box starts.
+fn sh_quote(word: &std::ffi::OsStr) -> String {
+    format!("'{}'", word.to_string_lossy().replace('\'', r"'\''"))
+}
+
+impl Sealed {
+    /// A program (an engine, a server) in the box for `work`, with the
+    /// same masks as a sealed command, `binds` (host folder, path inside)
+    /// bound writable, and no network watching (what it reaches is the
+    /// provider; the commands it runs are sealed on their own). The
+    /// caller sets the program's own environment on the command.
+    pub fn program(
+        &self,
+        work: &Path,
+        program: &Path,
+        args: &[OsString],
+        binds: &[(PathBuf, PathBuf)],
+    ) -> Result<SealedCommand, SealError> {
+        let mut profile = self.profile(work);
+        let hidden = profile.hidden();
+        for (_, to) in binds {
+            if let Some(h) = hidden.iter().find(|h| to.starts_with(&h.path)) {
+                return Err(SealError::WritableIsHidden {
+                    writable: to.clone(),
+                    hidden: h.path.clone(),
+                });
+            }
+        }
+        profile.bind_at = binds.to_vec();
+        let masks = profile.masks()?;
+        let mut command = String::from("exec ");
+        command.push_str(&sh_quote(program.as_os_str()));
+        for a in args {
+            command.push(' ');
+            command.push_str(&sh_quote(a));
+        }
+        Ok(SealedCommand {
+            profile,
+            masks,
+            command,
+            filter: self.filter.clone(),
+            env: self.environment(),
+            observe: false,
+            journal: crate::journal::name(&seal_folder(&self.conch_home)),
+        })
+    }
+
+    /// `command` sealed as [`Sealed::command`], with `binds` bound too and
+    /// started in `cwd` (where the program that asked was; a folder the box
+    /// hides isn't there inside it, so the command fails there).
+    pub fn command_with(
+        &self,
+        work: &Path,
+        cwd: &Path,
+        command: &str,
+        binds: &[(PathBuf, PathBuf)],
+    ) -> Result<SealedCommand, SealError> {
+        let mut sealed = self.command(work, command)?;
+        sealed.profile.bind_at = binds.to_vec();
+        if cwd != work && cwd.is_absolute() {
+            sealed.command = format!("cd {} && {}", sh_quote(cwd.as_os_str()), command);
+        }
+        Ok(sealed)
     }
 }
 

@@ -77,6 +77,15 @@ impl Tools {
 }
 
 impl ToolBox for Tools {
+    fn sealed(&self) -> Option<std::sync::Arc<seal::Sealed>> {
+        let on = self
+            .config
+            .sealing_on
+            .as_ref()
+            .is_none_or(|on| on.load(std::sync::atomic::Ordering::SeqCst));
+        self.config.seal.clone().filter(|_| on)
+    }
+
     fn specs(&self) -> Vec<ToolSpec> {
         let mut all = spec::specs(self.config.searxng_url.is_some());
         if self.config.skills.is_some() {

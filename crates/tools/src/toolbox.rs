@@ -120,6 +120,12 @@ pub trait ToolBox: Send + Sync {
     fn native_apps(&self) -> Vec<String> {
         Vec::new()
     }
+
+    /// The box commands are sealed in, when this computer has one and
+    /// Safety → Seal commands is on: engines run in it too.
+    fn sealed(&self) -> Option<std::sync::Arc<seal::Sealed>> {
+        None
+    }
 }
 
 /// An app's tool, as the guard needs it.

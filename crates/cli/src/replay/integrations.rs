@@ -17,6 +17,10 @@ pub struct ReplayTools {
 }
 
 impl ToolBox for ReplayTools {
+    fn sealed(&self) -> Option<std::sync::Arc<seal::Sealed>> {
+        self.inner.sealed()
+    }
+
     fn specs(&self) -> Vec<ToolSpec> {
         let mut all = self.inner.specs();
         for name in self.integrations.keys() {

@@ -10,6 +10,7 @@
 //! the one exit Claude Code treats as "blocked".
 
 use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
 use std::os::unix::net::UnixStream;
 use std::time::Duration;
 
@@ -130,6 +131,69 @@ pub fn checked(event: Event, answer: &str) -> Result<Option<String>, HookError> 
     Ok((!print.is_null()).then(|| print.to_string()))
 }
 
+/// The way back to Conch: its Unix socket, or (an engine in the box, where
+/// no Unix socket can be opened) `127.0.0.1:PORT`.
+pub enum Conn {
+    Unix(UnixStream),
+    Tcp(TcpStream),
+}
+
+impl Conn {
+    pub fn open(to: &str) -> std::io::Result<Conn> {
+        match to.parse::<SocketAddr>() {
+            Ok(addr) => {
+                let s = TcpStream::connect(addr)?;
+                let _ = s.set_nodelay(true);
+                Ok(Conn::Tcp(s))
+            }
+            Err(_) => UnixStream::connect(to).map(Conn::Unix),
+        }
+    }
+
+    fn deadline(&self, d: Option<Duration>) -> std::io::Result<()> {
+        match self {
+            Conn::Unix(s) => s.set_read_timeout(d).and_then(|()| s.set_write_timeout(d)),
+            Conn::Tcp(s) => s.set_read_timeout(d).and_then(|()| s.set_write_timeout(d)),
+        }
+    }
+}
+
+impl Read for Conn {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            Conn::Unix(s) => s.read(buf),
+            Conn::Tcp(s) => s.read(buf),
+        }
+    }
+}
+
+impl Write for Conn {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Conn::Unix(s) => s.write(buf),
+            Conn::Tcp(s) => s.write(buf),
+        }
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Conn::Unix(s) => s.flush(),
+            Conn::Tcp(s) => s.flush(),
+        }
+    }
+}
+
+/// `conch hook shell SCRIPT`: the command runs sealed by Conch, beside
+/// the engine's box (see [`super::shell`]); its exit code.
+pub fn shell(script: &str, var: impl Fn(&str) -> Option<String>) -> Result<i32, HookError> {
+    let (Some(socket), Some(turn), Some(token)) = (var(SOCKET_VAR), var(TURN_VAR), var(TOKEN_VAR))
+    else {
+        return Err(HookError::NotFromConch);
+    };
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let conn = Conn::open(&socket).map_err(|e| HookError::Unreachable(e.to_string()))?;
+    super::shell::run(conn, &token, &turn, &cwd, script).map_err(HookError::Refused)
+}
+
 /// Runs the hook: what to print on stdout.
 pub fn run(
     event: Event,
@@ -157,15 +221,13 @@ pub fn run(
         )));
     }
     let deadline = event.deadline();
-    let mut stream =
-        UnixStream::connect(&socket).map_err(|e| HookError::Unreachable(e.to_string()))?;
+    let mut stream = Conn::open(&socket).map_err(|e| HookError::Unreachable(e.to_string()))?;
     let slow = |e: std::io::Error| match e.kind() {
         std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => HookError::Slow,
         _ => HookError::Unreachable(e.to_string()),
     };
     stream
-        .set_write_timeout(Some(deadline))
-        .and_then(|()| stream.set_read_timeout(Some(deadline)))
+        .deadline(Some(deadline))
         .map_err(|e| HookError::Unreachable(e.to_string()))?;
     stream
         .write_all(request(&token, &turn, event, &input).as_bytes())

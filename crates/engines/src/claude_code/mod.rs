@@ -30,6 +30,7 @@ mod output;
 mod review;
 pub mod session;
 pub mod settings;
+pub mod shell;
 mod socket;
 mod turn;
 pub mod version;

@@ -1,11 +1,15 @@
 //! Where the hooks reach the running Conch: a Unix socket in a private
-//! folder of Conch's (0700), one per Conch process. A request is one JSON
-//! line (see [`super::hook::request`]) and gets one line back.
+//! folder of Conch's (0700), one per Conch process, and a port on
+//! 127.0.0.1 for an engine in the box (which can't open a Unix socket,
+//! and where Conch's folder isn't there). A request is one JSON line (see
+//! [`super::hook::request`]) and gets one line back; a `shell` request
+//! gets its command's output as it comes (see [`super::shell`]).
 //!
-//! Only this user's processes can connect (the folder's mode, and the
-//! peer's uid is checked), and each request carries the process's token
-//! and the turn it belongs to, both given to Claude Code in its
-//! environment. What the socket offers can only make a chat stricter:
+//! On the socket only this user's processes can connect (the folder's
+//! mode, and the peer's uid is checked); on the port anyone on this
+//! computer can, so the token is what counts. Each request carries the
+//! process's token and the turn it belongs to, both given to Claude Code
+//! in its environment (which its commands, sealed beside it, don't get). What the socket offers can only make a chat stricter:
 //! decisions (which change nothing), and results (which record and mark).
 //! Answers to the owner's questions never come this way.
 
@@ -16,10 +20,12 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::net::{UnixListener, UnixStream};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::net::{TcpListener, UnixListener};
 
 use super::calls::TurnState;
 use super::hook::{Event, MAX_INPUT};
+use super::shell::{ShellPlace, Shells};
 
 /// A Unix socket's path is at most this long (108 on Linux, 104 on macOS).
 const MAX_SOCKET_PATH: usize = 100;
@@ -28,14 +34,19 @@ type Turns = Arc<Mutex<HashMap<String, Arc<TurnState>>>>;
 
 pub(crate) struct Server {
     pub socket: PathBuf,
+    /// `127.0.0.1:PORT`, for an engine in the box.
+    pub port: String,
     pub token: String,
     turns: Turns,
+    shells: Shells,
     accept: tokio::task::AbortHandle,
+    accept_port: tokio::task::AbortHandle,
 }
 
 impl Drop for Server {
     fn drop(&mut self) {
         self.accept.abort();
+        self.accept_port.abort();
         let _ = std::fs::remove_file(&self.socket);
     }
 }
@@ -102,15 +113,52 @@ impl Server {
         let listener = UnixListener::bind(&socket)
             .map_err(|e| format!("Conch couldn't listen for Claude Code's hooks: {e}."))?;
         let _ = std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o600));
+        let port = TcpListener::bind("127.0.0.1:0")
+            .await
+            .map_err(|e| format!("Conch couldn't listen for Claude Code's hooks: {e}."))?;
+        let port_addr = port
+            .local_addr()
+            .map_err(|e| format!("Conch couldn't listen for Claude Code's hooks: {e}."))?
+            .to_string();
         let token = random_hex(32)?;
         let turns: Turns = Arc::default();
-        let accept = tokio::spawn(accept(listener, token.clone(), turns.clone())).abort_handle();
+        let shells: Shells = Arc::default();
+        let accept = tokio::spawn(accept(
+            listener,
+            token.clone(),
+            turns.clone(),
+            shells.clone(),
+        ))
+        .abort_handle();
+        let accept_port = tokio::spawn(accept_tcp(
+            port,
+            token.clone(),
+            turns.clone(),
+            shells.clone(),
+        ))
+        .abort_handle();
         Ok(Server {
             socket,
+            port: port_addr,
             token,
             turns,
+            shells,
             accept,
+            accept_port,
         })
+    }
+
+    /// A `shell` request with `key` runs its command as `place` says,
+    /// until the registration is dropped.
+    pub fn register_shell(&self, key: String, place: ShellPlace) -> ShellRegistration {
+        self.shells
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(key.clone(), Arc::new(place));
+        ShellRegistration {
+            key,
+            shells: self.shells.clone(),
+        }
     }
 
     /// Hooks with `key` reach `state` until the registration is dropped.
@@ -123,6 +171,20 @@ impl Server {
             key,
             turns: self.turns.clone(),
         }
+    }
+}
+
+pub(crate) struct ShellRegistration {
+    key: String,
+    shells: Shells,
+}
+
+impl Drop for ShellRegistration {
+    fn drop(&mut self) {
+        self.shells
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&self.key);
     }
 }
 
@@ -140,29 +202,62 @@ impl Drop for Registration {
     }
 }
 
-async fn accept(listener: UnixListener, token: String, turns: Turns) {
+async fn accept(listener: UnixListener, token: String, turns: Turns, shells: Shells) {
     let token = Arc::new(token);
     loop {
         let Ok((stream, _)) = listener.accept().await else {
             continue;
         };
-        let (token, turns) = (token.clone(), turns.clone());
+        let (token, turns, shells) = (token.clone(), turns.clone(), shells.clone());
         tokio::spawn(async move {
-            let _ = serve(stream, &token, &turns).await;
+            let own = stream
+                .peer_cred()
+                .map(|c| c.uid() == uid())
+                .unwrap_or(false);
+            let (read, write) = stream.into_split();
+            let _ = serve(read, write, own, &token, &turns, &shells).await;
         });
     }
 }
 
-async fn serve(stream: UnixStream, token: &str, turns: &Turns) -> std::io::Result<()> {
-    let own = stream
-        .peer_cred()
-        .map(|c| c.uid() == uid())
-        .unwrap_or(false);
-    let (read, mut write) = stream.into_split();
+async fn accept_tcp(listener: TcpListener, token: String, turns: Turns, shells: Shells) {
+    let token = Arc::new(token);
+    loop {
+        let Ok((stream, _)) = listener.accept().await else {
+            continue;
+        };
+        let (token, turns, shells) = (token.clone(), turns.clone(), shells.clone());
+        tokio::spawn(async move {
+            let _ = stream.set_nodelay(true);
+            let (read, write) = stream.into_split();
+            let _ = serve(read, write, true, &token, &turns, &shells).await;
+        });
+    }
+}
+
+async fn serve<R, W>(
+    read: R,
+    mut write: W,
+    own: bool,
+    token: &str,
+    turns: &Turns,
+    shells: &Shells,
+) -> std::io::Result<()>
+where
+    R: AsyncRead + Unpin + Send,
+    W: AsyncWrite + Unpin + Send,
+{
+    let mut read = BufReader::new(read);
     let mut line = Vec::new();
-    BufReader::new(read.take(MAX_INPUT + 4096))
+    (&mut read)
+        .take(MAX_INPUT + 4096)
         .read_until(b'\n', &mut line)
         .await?;
+    if own {
+        if let Some(place) = shell_request(&line, token, shells) {
+            return super::shell::serve(place, &line, read, write).await;
+        }
+    }
     let answer = if own {
         answer(&line, token, turns).await
     } else {
@@ -176,6 +271,25 @@ async fn serve(stream: UnixStream, token: &str, turns: &Turns) -> std::io::Resul
     out.push('\n');
     write.write_all(out.as_bytes()).await?;
     write.shutdown().await
+}
+
+/// The place a `shell` request runs in, when it is one with this Conch's
+/// token and a turn's key that has one.
+fn shell_request(line: &[u8], token: &str, shells: &Shells) -> Option<Arc<ShellPlace>> {
+    let request: Value = serde_json::from_slice(line).ok()?;
+    if request.get("event").and_then(Value::as_str) != Some("shell") {
+        return None;
+    }
+    let given = request.get("token").and_then(Value::as_str).unwrap_or("");
+    if !same(given, token) {
+        return None;
+    }
+    let turn = request.get("turn").and_then(Value::as_str)?;
+    shells
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(turn)
+        .cloned()
 }
 
 async fn answer(line: &[u8], token: &str, turns: &Turns) -> Result<Value, String> {

@@ -43,6 +43,28 @@ fn write_private(path: &Path, text: &str) -> Result<(), String> {
         .map_err(|e| format!("Conch couldn't write {}: {e}.", path.display()))
 }
 
+/// The empty folder, under temp, where the chat's own folder is bound in
+/// the box; removed when the turn ends (it is only a mount point).
+struct NeutralHome(PathBuf);
+
+impl NeutralHome {
+    fn make(key: &str) -> Result<NeutralHome, String> {
+        use std::os::unix::fs::DirBuilderExt;
+        let dir = std::env::temp_dir().join(format!("conch-engine-{key}"));
+        std::fs::DirBuilder::new()
+            .mode(0o700)
+            .create(&dir)
+            .map_err(|e| format!("Conch couldn't make {}: {e}.", dir.display()))?;
+        Ok(NeutralHome(dir))
+    }
+}
+
+impl Drop for NeutralHome {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir(&self.0);
+    }
+}
+
 /// Ends `claude` and everything it started (its commands, their sandbox).
 fn kill_group(child: &Child) {
     if let Some(pid) = child.id().and_then(|p| i32::try_from(p).ok()) {
@@ -89,57 +111,108 @@ pub(super) async fn run(
     let resume = session::exists(&home, &session);
     let key = super::socket::random_hex(16).map_err(EngineError::Unavailable)?;
 
+    let boxed = turn.boxed.clone();
+    // In the box, the chat's folder (inside Conch's, which isn't there)
+    // is bound at a neutral path of its own; settings and apps go on the
+    // command line, since Conch's run folder isn't there either.
+    let neutral = match &boxed {
+        Some(_) => Some(NeutralHome::make(&key).map_err(EngineError::Unavailable)?),
+        None => None,
+    };
+    let binds: Vec<(PathBuf, PathBuf)> = neutral
+        .iter()
+        .map(|n| (home.clone(), n.0.clone()))
+        .collect();
+    let seen_home = neutral.as_ref().map_or(home.clone(), |n| n.0.clone());
+
     let mut secret_env = vec![TOKEN_VAR.to_owned()];
     if let Some(k) = &cfg.provider.key {
         secret_env.push(launch::key_var(k).to_owned());
     }
-    let sandbox = turn.sealing.then(|| settings::Sandbox {
+    // Unboxed (the owner's choice), Claude Code's own sandbox seals its
+    // commands. Boxed, its sandbox can't start (no Unix sockets, no
+    // nested namespaces), and needn't: its commands run in Conch's box.
+    let sandbox = (turn.sealing && boxed.is_none()).then(|| settings::Sandbox {
         hidden: turn.hidden.clone(),
         readable: vec![home.clone()],
         writable: vec![home.clone(), std::env::temp_dir()],
         secret_env,
     });
-    let file = SettingsFile(cfg.run.join(format!("claude-code-{key}.json")));
-    write_private(
-        &file.0,
-        &settings::settings(&cfg.hook, sandbox.as_ref()).to_string(),
-    )
-    .map_err(EngineError::Unavailable)?;
-
-    let mcp = if turn.apps.is_empty() {
-        None
+    let settings_json = settings::settings(&cfg.hook, sandbox.as_ref()).to_string();
+    let mcp_json =
+        (!turn.apps.is_empty()).then(|| launch::mcp_config(&cfg.hook, &turn.apps).to_string());
+    let mut files: Vec<SettingsFile> = Vec::new();
+    let (settings_arg, mcp_arg): (PathBuf, Option<PathBuf>) = if boxed.is_some() {
+        (PathBuf::from(settings_json), mcp_json.map(PathBuf::from))
     } else {
-        let file = SettingsFile(cfg.run.join(format!("claude-code-{key}-mcp.json")));
-        write_private(
-            &file.0,
-            &launch::mcp_config(&cfg.hook, &turn.apps).to_string(),
-        )
-        .map_err(EngineError::Unavailable)?;
-        Some(file)
+        let file = SettingsFile(cfg.run.join(format!("claude-code-{key}.json")));
+        write_private(&file.0, &settings_json).map_err(EngineError::Unavailable)?;
+        let settings_path = file.0.clone();
+        files.push(file);
+        let mcp = match mcp_json {
+            Some(text) => {
+                let file = SettingsFile(cfg.run.join(format!("claude-code-{key}-mcp.json")));
+                write_private(&file.0, &text).map_err(EngineError::Unavailable)?;
+                let p = file.0.clone();
+                files.push(file);
+                Some(p)
+            }
+            None => None,
+        };
+        (settings_path, mcp)
     };
 
-    let extra = vec![
-        (
-            SOCKET_VAR.to_owned(),
-            server.socket.to_string_lossy().into_owned(),
-        ),
+    let way_back = if boxed.is_some() {
+        server.port.clone()
+    } else {
+        server.socket.to_string_lossy().into_owned()
+    };
+    let mut extra = vec![
+        (SOCKET_VAR.to_owned(), way_back),
         (TURN_VAR.to_owned(), key.clone()),
         (TOKEN_VAR.to_owned(), server.token.clone()),
     ];
-    let env = launch::environment(&home, &cfg.provider, |k| std::env::var_os(k), &extra);
+    if boxed.is_some() {
+        extra.push((
+            "CLAUDE_CODE_SHELL_PREFIX".to_owned(),
+            format!("{} --engine-shell", cfg.hook.to_string_lossy()),
+        ));
+    }
+    let env = launch::environment(&seen_home, &cfg.provider, |k| std::env::var_os(k), &extra);
     let args = launch::arguments(&launch::Turn {
-        settings: &file.0,
+        settings: &settings_arg,
         mode: turn.mode,
         model: cfg.provider.model.as_deref(),
         session: &session,
         resume,
-        mcp: mcp.as_ref().map(|f| f.0.as_path()),
+        mcp: mcp_arg.as_deref(),
     });
-    let mut child = Command::new(&cfg.bin)
-        .args(&args)
+    let (mut command, _kept) = match &boxed {
+        Some(b) => {
+            let boxed_cmd = b
+                .program(&turn.work, &cfg.bin, &args, &binds)
+                .map_err(EngineError::Unavailable)?;
+            (Command::from(boxed_cmd.command), Some(boxed_cmd.keep))
+        }
+        None => {
+            let mut c = Command::new(&cfg.bin);
+            c.args(&args).current_dir(&turn.work);
+            (c, None)
+        }
+    };
+    let _shells = boxed.as_ref().map(|b| {
+        server.register_shell(
+            key.clone(),
+            super::shell::ShellPlace {
+                boxing: b.clone(),
+                work: turn.work.clone(),
+                binds: binds.clone(),
+            },
+        )
+    });
+    let mut child = command
         .env_clear()
         .envs(env)
-        .current_dir(&turn.work)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

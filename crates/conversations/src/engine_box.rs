@@ -1,0 +1,66 @@
+//! The box engines run in: Conch's seal, as `engines::boxing::Boxing`.
+//! The engine gets the same masks as a sealed command; its commands are
+//! sealed exactly as Conch's own.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use engines::boxing::{Boxed, Boxing};
+
+#[derive(Debug)]
+pub struct EngineBox(pub Arc<seal::Sealed>);
+
+/// Kept while the boxed process lives; removes the box's mount points
+/// after.
+struct Kept {
+    command: seal::SealedCommand,
+    _pending: seal::Pending,
+}
+
+impl Drop for Kept {
+    fn drop(&mut self) {
+        self.command.cleanup();
+    }
+}
+
+fn boxed(command: seal::SealedCommand) -> Result<Boxed, String> {
+    let (std_command, pending) = command.std_command().map_err(|e| e.to_string())?;
+    Ok(Boxed {
+        command: std_command,
+        keep: Box::new(Kept {
+            command,
+            _pending: pending,
+        }),
+    })
+}
+
+impl Boxing for EngineBox {
+    fn program(
+        &self,
+        work: &Path,
+        program: &Path,
+        args: &[OsString],
+        binds: &[(PathBuf, PathBuf)],
+    ) -> Result<Boxed, String> {
+        boxed(
+            self.0
+                .program(work, program, args, binds)
+                .map_err(|e| e.to_string())?,
+        )
+    }
+
+    fn shell(
+        &self,
+        work: &Path,
+        cwd: &Path,
+        script: &str,
+        binds: &[(PathBuf, PathBuf)],
+    ) -> Result<Boxed, String> {
+        boxed(
+            self.0
+                .command_with(work, cwd, script, binds)
+                .map_err(|e| e.to_string())?,
+        )
+    }
+}
