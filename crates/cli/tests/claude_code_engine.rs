@@ -550,3 +550,88 @@ async fn in_the_box_commands_run_sealed_beside_the_engine() {
         "inside"
     );
 }
+
+/// In the box, Claude Code's own tools can't reach what the seal hides,
+/// whatever they are pointed at: Grep, Glob and Read rooted at `/`, at the
+/// engine's HOME and its parents, and at `..` of the work folder, in every
+/// mode, bring no planted secret and nothing of Conch's folder (the device
+/// key included) to the model. The control: a Grep of the work folder finds
+/// its text.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_the_box_the_engines_own_tools_find_nothing_protected() {
+    // Made here, so no source file on this computer holds them.
+    let nonce = format!(
+        "{:x}{:x}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .subsec_nanos()
+    );
+    let [ssh, device, hash] = ["ssh", "device", "hash"].map(|w| format!("zq{nonce}-{w}-clé"));
+    for mode in [Mode::Ask, Mode::Edits, Mode::Auto, Mode::Full] {
+        let b = bare().await;
+        let hidden = b.root.join("keys");
+        std::fs::create_dir_all(&hidden).unwrap();
+        std::fs::write(hidden.join("id_ed25519"), &ssh).unwrap();
+        let home = b.root.join("home");
+        std::fs::create_dir_all(home.join("keystore")).unwrap();
+        std::fs::write(home.join("keystore/device.key"), &device).unwrap();
+        std::fs::write(home.join("owner.json"), &hash).unwrap();
+        std::fs::write(b.work.join("notes.txt"), "control-mot-trouvé").unwrap();
+        let engine = ClaudeCode::new(rig::config(&home, &b.model));
+        let mut steps = Vec::new();
+        // Walking all of `/` is slow: once is enough.
+        let everything = (mode == Mode::Full).then(|| "/".to_owned());
+        for root in everything.into_iter().chain([
+            b.root.display().to_string(),
+            format!("{}/..", b.work.display()),
+            home.display().to_string(),
+            "~".to_owned(),
+            "~/..".to_owned(),
+            "~/../..".to_owned(),
+        ]) {
+            steps.push(tool(
+                "Grep",
+                json!({"pattern": format!("zq{nonce}"), "path": root, "output_mode": "content"}),
+            ));
+            steps.push(tool("Glob", json!({"pattern": "**/device.key", "path": root})));
+        }
+        for file in [
+            hidden.join("id_ed25519"),
+            home.join("keystore/device.key"),
+            home.join("owner.json"),
+        ] {
+            steps.push(tool("Read", json!({"file_path": file})));
+        }
+        steps.push(tool(
+            "Grep",
+            json!({"pattern": "control-mot", "path": b.work, "output_mode": "content"}),
+        ));
+        b.model.script("walk", steps);
+        let gate = Arc::new(Open::default());
+        let (_stop, stop) = tokio::sync::watch::channel(false);
+        let mut turn = native_turn("walker", &b.work, "walk", mode);
+        turn.sealing = true;
+        turn.boxed = Some(engine_box(&home, std::slice::from_ref(&hidden)));
+        engine.turn(turn, gate.clone(), stop).await.unwrap();
+        // What the tools brought back, as the model got it.
+        let sent: String = b
+            .model
+            .requests()
+            .iter()
+            .flat_map(|r| r["messages"].as_array().cloned().unwrap_or_default())
+            .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
+            .filter(|c| c["type"] == "tool_result")
+            .map(|c| c["content"].to_string())
+            .collect();
+        if let Some(i) = sent.find("canary-cl") { panic!("{mode:?}: a hidden key reached the model: {}", &sent[i.saturating_sub(600)..(i + 100).min(sent.len())]); }
+        assert!(!sent.contains(&device), "{mode:?}: the device key reached the model");
+        assert!(!sent.contains(&hash), "{mode:?}: Conch's folder reached the model");
+        assert!(
+            !sent.contains("device.key"),
+            "{mode:?}: a Glob found the device key"
+        );
+        assert!(sent.contains("control-mot-trouvé"), "{mode:?}: the control found nothing: {sent}");
+    }
+}
