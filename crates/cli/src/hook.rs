@@ -53,26 +53,47 @@ pub fn run(args: HookArgs) -> ExitCode {
     }
 }
 
-/// The flag Claude Code's shell prefix ends in (`conch --engine-shell`).
-pub const ENGINE_SHELL: &str = "--engine-shell";
-
-/// `conch --engine-shell SCRIPT`: a command of Claude Code's, in the box.
-/// Conch's own hooks (the exact lines in the turn's settings) run here,
-/// in the engine's box, where the way back to Conch is; anything else is
-/// run by Conch, sealed beside the box.
-pub fn shell(script: Vec<std::ffi::OsString>) -> ExitCode {
-    let script: Vec<String> = script
+/// `conch-engine-shell SCRIPT`: a command, hook or app of Claude Code's
+/// in the box.
+/// - `--engine-relay N` (itself, or as the one script line Claude Code
+///   makes of it): the turn's Nth app, started by Conch outside the box.
+/// - Conch's own hooks (the exact lines in the turn's settings) run here,
+///   in the engine's box, where the way back to Conch is.
+/// - Anything else is run by Conch, sealed beside the box.
+pub fn engine_shell(called: &std::ffi::OsStr, args: Vec<std::ffi::OsString>) -> ExitCode {
+    use engines::claude_code::shell::ENGINE_RELAY;
+    let args: Vec<String> = args
         .iter()
         .map(|s| s.to_string_lossy().into_owned())
         .collect();
-    let script = script.join(" ");
-    let me = std::env::args_os().next().unwrap_or_default();
-    let ours = [Event::PreToolUse, Event::PostToolUse, Event::PostCompact]
-        .iter()
-        .any(|e| {
-            script
-                == engines::claude_code::settings::hook_command(std::path::Path::new(&me), e.name())
-        });
+    let script = args.join(" ");
+    let as_line = format!("{} {ENGINE_RELAY} ", called.to_string_lossy());
+    let relay = match args.as_slice() {
+        [flag, n] if flag == ENGINE_RELAY => Some(n.as_str()),
+        _ => script.strip_prefix(&as_line),
+    }
+    .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    .and_then(|n| n.parse::<usize>().ok());
+    if let Some(index) = relay {
+        return match hook::relay(index, |k| std::env::var(k).ok()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("conch: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    let program = std::env::var(hook::PROGRAM_VAR).unwrap_or_default();
+    let ours = !program.is_empty()
+        && [Event::PreToolUse, Event::PostToolUse, Event::PostCompact]
+            .iter()
+            .any(|e| {
+                script
+                    == engines::claude_code::settings::hook_command(
+                        std::path::Path::new(&program),
+                        e.name(),
+                    )
+            });
     if ours {
         let status = std::process::Command::new("/bin/sh")
             .arg("-c")

@@ -132,11 +132,16 @@ impl<E: std::fmt::Display> From<E> for Failure {
 }
 
 fn main() -> ExitCode {
-    // Claude Code in the box runs each command as `PREFIX --engine-shell
-    // SCRIPT` (its prefix is one program, then flags): see hook::shell.
+    // Claude Code in the box runs each command, hook and app as `PREFIX
+    // SCRIPT`, the prefix one program: conch by another name (see
+    // hook::engine_shell).
     let mut argv = std::env::args_os();
-    if argv.nth(1).is_some_and(|a| a == hook::ENGINE_SHELL) {
-        return hook::shell(argv.collect());
+    let called = argv.next().unwrap_or_default();
+    if std::path::Path::new(&called)
+        .file_name()
+        .is_some_and(|n| n == engines::claude_code::shell::ENGINE_SHELL)
+    {
+        return hook::engine_shell(&called, argv.collect());
     }
     let cli = Cli::parse();
     // A hook needs nothing of Conch's folder: what it asks is in its

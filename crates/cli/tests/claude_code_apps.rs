@@ -33,10 +33,45 @@ fn everything() -> String {
         .into_owned()
 }
 
+/// No tools of Conch's own, and the box engines run in.
+struct Boxed(Arc<seal::Sealed>);
+
+impl tools::ToolBox for Boxed {
+    fn specs(&self) -> Vec<protocol::ToolSpec> {
+        Vec::new()
+    }
+    fn classify(&self, call: &tools::ToolCall, work: &Path) -> Result<protocol::Action, String> {
+        NoTools.classify(call, work)
+    }
+    fn run<'a>(
+        &'a self,
+        call: &'a tools::ToolCall,
+        action: &'a protocol::Action,
+        ctx: &'a tools::RunContext,
+    ) -> tools::BoxFuture<'a, tools::Outcome> {
+        NoTools.run(call, action, ctx)
+    }
+    fn sealed(&self) -> Option<Arc<seal::Sealed>> {
+        Some(self.0.clone())
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn claude_code_gets_the_apps_and_the_guard_holds_for_them() {
+    apps_and_the_guard(false).await;
+}
+
+/// The same with Claude Code in the box, where Conch's folder isn't: each
+/// relay is started by Conch outside the box and piped to it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_the_box_claude_code_gets_the_apps_and_the_guard_holds_for_them() {
+    apps_and_the_guard(true).await;
+}
+
+async fn apps_and_the_guard(boxed: bool) {
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let root = dir.path().canonicalize().unwrap();
+
     let work = root.join("work");
     std::fs::create_dir_all(&work).unwrap();
     let home = Home::open(&root.join("home")).unwrap();
@@ -70,7 +105,13 @@ async fn claude_code_gets_the_apps_and_the_guard_holds_for_them() {
         home.clone(),
         engine,
         Arc::new(apps::WithApps {
-            inner: Arc::new(NoTools),
+            inner: if boxed {
+                Arc::new(Boxed(Arc::new(
+                    seal::Sealed::new(home.root(), tools::protected::here(home.root())).unwrap(),
+                )))
+            } else {
+                Arc::new(NoTools)
+            },
             apps: apps.clone(),
         }),
         ChatsConfig {

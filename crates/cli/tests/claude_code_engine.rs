@@ -595,7 +595,10 @@ async fn in_the_box_the_engines_own_tools_find_nothing_protected() {
                 "Grep",
                 json!({"pattern": format!("zq{nonce}"), "path": root, "output_mode": "content"}),
             ));
-            steps.push(tool("Glob", json!({"pattern": "**/device.key", "path": root})));
+            steps.push(tool(
+                "Glob",
+                json!({"pattern": "**/device.key", "path": root}),
+            ));
         }
         for file in [
             hidden.join("id_ed25519"),
@@ -625,13 +628,27 @@ async fn in_the_box_the_engines_own_tools_find_nothing_protected() {
             .filter(|c| c["type"] == "tool_result")
             .map(|c| c["content"].to_string())
             .collect();
-        if let Some(i) = sent.find("canary-cl") { panic!("{mode:?}: a hidden key reached the model: {}", &sent[i.saturating_sub(600)..(i + 100).min(sent.len())]); }
-        assert!(!sent.contains(&device), "{mode:?}: the device key reached the model");
-        assert!(!sent.contains(&hash), "{mode:?}: Conch's folder reached the model");
+        if let Some(i) = sent.find("canary-cl") {
+            panic!(
+                "{mode:?}: a hidden key reached the model: {}",
+                &sent[i.saturating_sub(600)..(i + 100).min(sent.len())]
+            );
+        }
+        assert!(
+            !sent.contains(&device),
+            "{mode:?}: the device key reached the model"
+        );
+        assert!(
+            !sent.contains(&hash),
+            "{mode:?}: Conch's folder reached the model"
+        );
         assert!(
             !sent.contains("device.key"),
             "{mode:?}: a Glob found the device key"
         );
-        assert!(sent.contains("control-mot-trouvé"), "{mode:?}: the control found nothing: {sent}");
+        assert!(
+            sent.contains("control-mot-trouvé"),
+            "{mode:?}: the control found nothing: {sent}"
+        );
     }
 }

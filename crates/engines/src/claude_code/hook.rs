@@ -20,6 +20,8 @@ use serde_json::{json, Value};
 pub const SOCKET_VAR: &str = "CONCH_HOOK_SOCKET";
 pub const TURN_VAR: &str = "CONCH_HOOK_TURN";
 pub const TOKEN_VAR: &str = "CONCH_HOOK_TOKEN";
+/// Conch's own binary as the hooks' lines name it (in the box only).
+pub const PROGRAM_VAR: &str = "CONCH_HOOK_PROGRAM";
 
 /// The most the hook reads from stdin (a Write's whole file, a Read's
 /// result).
@@ -150,6 +152,21 @@ impl Conn {
         }
     }
 
+    pub fn try_clone(&self) -> std::io::Result<Conn> {
+        match self {
+            Conn::Unix(s) => s.try_clone().map(Conn::Unix),
+            Conn::Tcp(s) => s.try_clone().map(Conn::Tcp),
+        }
+    }
+
+    /// Says nothing more will be sent.
+    pub fn close_write(&self) {
+        let _ = match self {
+            Conn::Unix(s) => s.shutdown(std::net::Shutdown::Write),
+            Conn::Tcp(s) => s.shutdown(std::net::Shutdown::Write),
+        };
+    }
+
     fn deadline(&self, d: Option<Duration>) -> std::io::Result<()> {
         match self {
             Conn::Unix(s) => s.set_read_timeout(d).and_then(|()| s.set_write_timeout(d)),
@@ -192,6 +209,17 @@ pub fn shell(script: &str, var: impl Fn(&str) -> Option<String>) -> Result<i32, 
     let cwd = std::env::current_dir().unwrap_or_default();
     let conn = Conn::open(&socket).map_err(|e| HookError::Unreachable(e.to_string()))?;
     super::shell::run(conn, &token, &turn, &cwd, script).map_err(HookError::Refused)
+}
+
+/// `conch-engine-shell --engine-relay N`: the turn's Nth app for an
+/// engine in the box, started by Conch outside it (see [`super::shell`]).
+pub fn relay(index: usize, var: impl Fn(&str) -> Option<String>) -> Result<(), HookError> {
+    let (Some(socket), Some(turn), Some(token)) = (var(SOCKET_VAR), var(TURN_VAR), var(TOKEN_VAR))
+    else {
+        return Err(HookError::NotFromConch);
+    };
+    let conn = Conn::open(&socket).map_err(|e| HookError::Unreachable(e.to_string()))?;
+    super::shell::relay_here(conn, &token, &turn, index).map_err(HookError::Refused)
 }
 
 /// Runs the hook: what to print on stdout.

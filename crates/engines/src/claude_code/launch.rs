@@ -161,17 +161,32 @@ pub fn arguments(t: &Turn<'_>) -> Vec<OsString> {
 }
 
 /// The `--mcp-config` file: each app as a stdio server that is Conch's
-/// own binary (`conch`) relaying to it.
-pub fn mcp_config(conch: &Path, apps: &[crate::NativeApp]) -> serde_json::Value {
+/// own binary (`conch`) relaying to it. In the box, where Conch's folder
+/// isn't there, `boxed` is the shell prefix's program, and each relay is
+/// `PREFIX --engine-relay N`, which asks the running Conch to start the
+/// turn's Nth relay outside and pipes to it (see [`super::shell`]).
+pub fn mcp_config(
+    conch: &Path,
+    apps: &[crate::NativeApp],
+    boxed: Option<&Path>,
+) -> serde_json::Value {
     let servers: serde_json::Map<String, serde_json::Value> = apps
         .iter()
-        .map(|a| {
+        .enumerate()
+        .map(|(i, a)| {
+            let (command, args) = match boxed {
+                Some(prefix) => (
+                    prefix,
+                    vec![super::shell::ENGINE_RELAY.to_owned(), i.to_string()],
+                ),
+                None => (conch, a.args.clone()),
+            };
             (
                 a.name.clone(),
                 serde_json::json!({
                     "type": "stdio",
-                    "command": conch,
-                    "args": a.args,
+                    "command": command,
+                    "args": args,
                 }),
             )
         })

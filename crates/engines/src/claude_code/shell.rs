@@ -11,6 +11,16 @@
 //! could. The command already passed the hook (and so the guard) as the
 //! Bash call it belongs to.
 //!
+//! Claude Code takes the prefix as one program, so it is a link to
+//! `conch` named [`ENGINE_SHELL`] in the chat's folder (which the box
+//! sees at its neutral path), and `conch` knows itself by that name.
+//!
+//! The owner's apps go the same way: each MCP server is `conch-engine-shell
+//! --engine-relay N`, which asks Conch to start the turn's Nth relay
+//! (`conch apps relay …`, which needs Conch's folder) outside the box, and
+//! pipes the MCP conversation both ways. Only the relays Conch offered
+//! this turn start; anything else is refused.
+//!
 //! Frames, after the request line: a kind byte (1 stdout, 2 stderr, 3 the
 //! exit code as 4 bytes, 4 why it couldn't run), a 4-byte length, then the
 //! bytes, all big-endian. The hook's side closing its end stops the
@@ -34,6 +44,95 @@ pub struct ShellPlace {
     pub boxing: Arc<dyn Boxing>,
     pub work: PathBuf,
     pub binds: Vec<(PathBuf, PathBuf)>,
+    /// Conch's own binary, which the relays are.
+    pub conch: PathBuf,
+    /// The arguments of each relay offered this turn.
+    pub relays: Vec<Vec<String>>,
+}
+
+/// The name `conch` answers to as Claude Code's shell prefix.
+pub const ENGINE_SHELL: &str = "conch-engine-shell";
+
+/// The flag of an app's relay in the box: `conch-engine-shell
+/// --engine-relay N`.
+pub const ENGINE_RELAY: &str = "--engine-relay";
+
+/// The request line of `--engine-relay N`.
+pub fn relay_request(token: &str, turn: &str, index: usize) -> String {
+    let mut line = json!({
+        "token": token,
+        "turn": turn,
+        "event": "relay",
+        "index": index,
+    })
+    .to_string();
+    line.push('\n');
+    line
+}
+
+/// Conch's side of a relay: starts it outside the box if it is one that
+/// was offered, and pipes both ways until either side ends.
+pub(crate) async fn relay<R, W>(
+    place: Arc<ShellPlace>,
+    line: &[u8],
+    mut read: R,
+    mut write: W,
+) -> std::io::Result<()>
+where
+    R: AsyncRead + Unpin + Send,
+    W: AsyncWrite + Unpin + Send,
+{
+    let request: Value = serde_json::from_slice(line).unwrap_or(Value::Null);
+    let Some(args) = request["index"]
+        .as_u64()
+        .and_then(|i| usize::try_from(i).ok())
+        .and_then(|i| place.relays.get(i))
+    else {
+        return write.shutdown().await;
+    };
+    let mut child = match tokio::process::Command::new(&place.conch)
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+    {
+        Ok(c) => c,
+        Err(_) => return write.shutdown().await,
+    };
+    let (Some(mut stdin), Some(mut stdout)) = (child.stdin.take(), child.stdout.take()) else {
+        return Ok(());
+    };
+    tokio::select! {
+        _ = tokio::io::copy(&mut read, &mut stdin) => {}
+        _ = tokio::io::copy(&mut stdout, &mut write) => {}
+    }
+    let _ = child.start_kill();
+    let _ = write.shutdown().await;
+    Ok(())
+}
+
+/// The relay's side in the box: sends the request, then copies stdin to
+/// Conch and Conch to stdout until either ends.
+pub fn relay_here(
+    conn: super::hook::Conn,
+    token: &str,
+    turn: &str,
+    index: usize,
+) -> Result<(), String> {
+    let mut conn = conn;
+    conn.write_all(relay_request(token, turn, index).as_bytes())
+        .map_err(|e| format!("Conch isn't answering ({e})."))?;
+    let mut back = conn.try_clone().map_err(|e| e.to_string())?;
+    let up = std::thread::spawn(move || {
+        let _ = std::io::copy(&mut std::io::stdin().lock(), &mut conn);
+        conn.close_write();
+    });
+    let mut out = std::io::stdout().lock();
+    let _ = std::io::copy(&mut back, &mut out);
+    drop(up);
+    Ok(())
 }
 
 const OUT: u8 = 1;

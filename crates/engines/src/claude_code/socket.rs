@@ -254,8 +254,12 @@ where
         .read_until(b'\n', &mut line)
         .await?;
     if own {
-        if let Some(place) = shell_request(&line, token, shells) {
-            return super::shell::serve(place, &line, read, write).await;
+        if let Some((place, relay)) = shell_request(&line, token, shells) {
+            return if relay {
+                super::shell::relay(place, &line, read, write).await
+            } else {
+                super::shell::serve(place, &line, read, write).await
+            };
         }
     }
     let answer = if own {
@@ -273,13 +277,15 @@ where
     write.shutdown().await
 }
 
-/// The place a `shell` request runs in, when it is one with this Conch's
-/// token and a turn's key that has one.
-fn shell_request(line: &[u8], token: &str, shells: &Shells) -> Option<Arc<ShellPlace>> {
+/// The place a `shell` (or `relay`: true) request runs in, when it is
+/// one with this Conch's token and a turn's key that has one.
+fn shell_request(line: &[u8], token: &str, shells: &Shells) -> Option<(Arc<ShellPlace>, bool)> {
     let request: Value = serde_json::from_slice(line).ok()?;
-    if request.get("event").and_then(Value::as_str) != Some("shell") {
-        return None;
-    }
+    let relay = match request.get("event").and_then(Value::as_str) {
+        Some("shell") => false,
+        Some("relay") => true,
+        _ => return None,
+    };
     let given = request.get("token").and_then(Value::as_str).unwrap_or("");
     if !same(given, token) {
         return None;
@@ -290,6 +296,7 @@ fn shell_request(line: &[u8], token: &str, shells: &Shells) -> Option<Arc<ShellP
         .unwrap_or_else(|p| p.into_inner())
         .get(turn)
         .cloned()
+        .map(|p| (p, relay))
 }
 
 async fn answer(line: &[u8], token: &str, turns: &Turns) -> Result<Value, String> {

@@ -65,6 +65,20 @@ impl Drop for NeutralHome {
     }
 }
 
+/// Makes `home/conch-engine-shell` a link to `conch`; its path as the box
+/// sees it (under `seen_home`).
+fn shell_link(home: &Path, conch: &Path, seen_home: &Path) -> Result<PathBuf, String> {
+    let name = super::shell::ENGINE_SHELL;
+    let link = home.join(name);
+    let conch = std::fs::canonicalize(conch).unwrap_or_else(|_| conch.to_path_buf());
+    if std::fs::read_link(&link).ok().as_deref() != Some(conch.as_path()) {
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(&conch, &link)
+            .map_err(|e| format!("Conch couldn't make {}: {e}.", link.display()))?;
+    }
+    Ok(seen_home.join(name))
+}
+
 /// Ends `claude` and everything it started (its commands, their sandbox).
 fn kill_group(child: &Child) {
     if let Some(pid) = child.id().and_then(|p| i32::try_from(p).ok()) {
@@ -124,6 +138,14 @@ pub(super) async fn run(
         .map(|n| (home.clone(), n.0.clone()))
         .collect();
     let seen_home = neutral.as_ref().map_or(home.clone(), |n| n.0.clone());
+    // The shell prefix is one program (Claude Code quotes it whole): a link
+    // to conch in the chat's folder, by the name conch knows it by.
+    let prefix = match &boxed {
+        Some(_) => {
+            Some(shell_link(&home, &cfg.hook, &seen_home).map_err(EngineError::Unavailable)?)
+        }
+        None => None,
+    };
 
     let mut secret_env = vec![TOKEN_VAR.to_owned()];
     if let Some(k) = &cfg.provider.key {
@@ -139,8 +161,8 @@ pub(super) async fn run(
         secret_env,
     });
     let settings_json = settings::settings(&cfg.hook, sandbox.as_ref()).to_string();
-    let mcp_json =
-        (!turn.apps.is_empty()).then(|| launch::mcp_config(&cfg.hook, &turn.apps).to_string());
+    let mcp_json = (!turn.apps.is_empty())
+        .then(|| launch::mcp_config(&cfg.hook, &turn.apps, prefix.as_deref()).to_string());
     let mut files: Vec<SettingsFile> = Vec::new();
     let (settings_arg, mcp_arg): (PathBuf, Option<PathBuf>) = if boxed.is_some() {
         (PathBuf::from(settings_json), mcp_json.map(PathBuf::from))
@@ -172,10 +194,15 @@ pub(super) async fn run(
         (TURN_VAR.to_owned(), key.clone()),
         (TOKEN_VAR.to_owned(), server.token.clone()),
     ];
-    if boxed.is_some() {
+    if let Some(prefix) = &prefix {
         extra.push((
             "CLAUDE_CODE_SHELL_PREFIX".to_owned(),
-            format!("{} --engine-shell", cfg.hook.to_string_lossy()),
+            prefix.to_string_lossy().into_owned(),
+        ));
+        // So the prefix knows Conch's own hooks' lines when it sees them.
+        extra.push((
+            super::hook::PROGRAM_VAR.to_owned(),
+            cfg.hook.to_string_lossy().into_owned(),
         ));
     }
     let env = launch::environment(&seen_home, &cfg.provider, |k| std::env::var_os(k), &extra);
@@ -207,6 +234,8 @@ pub(super) async fn run(
                 boxing: b.clone(),
                 work: turn.work.clone(),
                 binds: binds.clone(),
+                conch: cfg.hook.clone(),
+                relays: turn.apps.iter().map(|a| a.args.clone()).collect(),
             },
         )
     });
