@@ -189,6 +189,7 @@ export interface Memory {
 export interface Safety {
   checkAfterReading: boolean;
   sealedCommands: boolean;
+  enginesInBox: boolean;
   checkMemories: boolean;
 }
 

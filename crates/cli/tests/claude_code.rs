@@ -513,3 +513,53 @@ async fn a_download_that_fails_still_marks_the_chat() {
         .unwrap();
     until(&chat, second.seq, ended).await;
 }
+
+/// Run engines in the box is on and Seal commands is off: the chat is
+/// refused with the sentence that says why and what fixes it, and Claude
+/// Code never starts (the model hears nothing). The owner turning the
+/// switch off (with a recent password, see gateway's security test) runs
+/// it outside the box.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_engine_chat_without_the_box_is_refused_unless_the_owner_allows_it() {
+    let r = rig(Mode::Full, BTreeMap::new(), false).await;
+    r.chats.switches().set(&conversations::Safety {
+        sealed_commands: false,
+        engines_in_box: true,
+        ..Default::default()
+    });
+    let chat = r
+        .chats
+        .create(conversations::NewChat::default())
+        .await
+        .unwrap();
+    chat.post("Bonjour, ça va ?").await.unwrap();
+    let end = until(&chat, 0, ended).await;
+    let Body::TurnEnded(end) = &end.body else {
+        unreachable!()
+    };
+    let said = end.error.clone().unwrap_or_default();
+    assert!(
+        said.contains("Claude Code runs in the box, and Seal commands is off")
+            && said.contains("Run engines in the box"),
+        "{end:?}"
+    );
+    assert!(r.model.requests().is_empty(), "Claude Code started");
+
+    r.chats.switches().set(&conversations::Safety {
+        sealed_commands: false,
+        engines_in_box: false,
+        ..Default::default()
+    });
+    chat.post("Et maintenant ?").await.unwrap();
+    let end = until(
+        &chat,
+        end.turn,
+        |e| matches!(&e.body, Body::TurnEnded(t) if t.turn > end.turn),
+    )
+    .await;
+    let Body::TurnEnded(end) = &end.body else {
+        unreachable!()
+    };
+    assert_eq!(end.reason, EndReason::Done, "{end:?}");
+    assert!(!r.model.requests().is_empty());
+}

@@ -33,29 +33,6 @@ fn everything() -> String {
         .into_owned()
 }
 
-/// No tools of Conch's own, and the box engines run in.
-struct Boxed(Arc<seal::Sealed>);
-
-impl tools::ToolBox for Boxed {
-    fn specs(&self) -> Vec<protocol::ToolSpec> {
-        Vec::new()
-    }
-    fn classify(&self, call: &tools::ToolCall, work: &Path) -> Result<protocol::Action, String> {
-        NoTools.classify(call, work)
-    }
-    fn run<'a>(
-        &'a self,
-        call: &'a tools::ToolCall,
-        action: &'a protocol::Action,
-        ctx: &'a tools::RunContext,
-    ) -> tools::BoxFuture<'a, tools::Outcome> {
-        NoTools.run(call, action, ctx)
-    }
-    fn sealed(&self) -> Option<Arc<seal::Sealed>> {
-        Some(self.0.clone())
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn claude_code_gets_the_apps_and_the_guard_holds_for_them() {
     apps_and_the_guard(false).await;
@@ -106,9 +83,7 @@ async fn apps_and_the_guard(boxed: bool) {
         engine,
         Arc::new(apps::WithApps {
             inner: if boxed {
-                Arc::new(Boxed(Arc::new(
-                    seal::Sealed::new(home.root(), tools::protected::here(home.root())).unwrap(),
-                )))
+                Arc::new(rig::BoxedTools::new(home.root()))
             } else {
                 Arc::new(NoTools)
             },
@@ -119,7 +94,15 @@ async fn apps_and_the_guard(boxed: bool) {
             default_work: work.clone(),
             default_mode: Mode::Full,
             policies: Default::default(),
-            guard: GuardConfig::usual(&home),
+            guard: GuardConfig {
+                switches: Some(Arc::new(conversations::safety::Switches::new(
+                    &conversations::Safety {
+                        engines_in_box: boxed,
+                        ..Default::default()
+                    },
+                ))),
+                ..GuardConfig::usual(&home)
+            },
             skills: None,
             max_steps: None,
         },
@@ -263,7 +246,16 @@ async fn the_relays_box_hides_the_persons_keys() {
             default_work: work.clone(),
             default_mode: Mode::Full,
             policies: Default::default(),
-            guard: GuardConfig::usual(&home),
+            // The relay's own box, with Claude Code outside Conch's.
+            guard: GuardConfig {
+                switches: Some(Arc::new(conversations::safety::Switches::new(
+                    &conversations::Safety {
+                        engines_in_box: false,
+                        ..Default::default()
+                    },
+                ))),
+                ..GuardConfig::usual(&home)
+            },
             skills: None,
             max_steps: None,
         },

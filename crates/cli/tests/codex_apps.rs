@@ -102,7 +102,16 @@ async fn codex_gets_the_apps_and_the_guard_holds_for_them() {
             default_work: work.clone(),
             default_mode: Mode::Full,
             policies: Default::default(),
-            guard: GuardConfig::usual(&home),
+            // Codex runs outside Conch's box: the owner allowed it.
+            guard: GuardConfig {
+                switches: Some(Arc::new(conversations::safety::Switches::new(
+                    &conversations::Safety {
+                        engines_in_box: false,
+                        ..Default::default()
+                    },
+                ))),
+                ..GuardConfig::usual(&home)
+            },
             skills: None,
             max_steps: None,
         },

@@ -85,6 +85,16 @@ pub fn checkup(home: &Path, safety: &Safety, listening: Option<SocketAddr>) -> V
                 Some(Fix::TurnOn { setting: "checkMemories" }),
             )
         },
+        if safety.engines_in_box {
+            check("engines-in-box", true, "Run engines in the box: on (Claude Code runs in it; a Codex chat is refused until Codex can).", None)
+        } else {
+            check(
+                "engines-in-box",
+                false,
+                "Run engines in the box is off: Claude Code and Codex run with your full access where the box can't hold them, checked only by what each call says.",
+                Some(Fix::TurnOn { setting: "enginesInBox" }),
+            )
+        },
     ];
     if safety.sealed_commands {
         let support = seal::sandbox_support();
@@ -305,6 +315,7 @@ mod tests {
             check_after_reading: false,
             sealed_commands: false,
             check_memories: false,
+            engines_in_box: false,
         };
         let checks = checkup(dir.path(), &off, Some("0.0.0.0:7777".parse().unwrap()));
         let fixes: Vec<_> = checks
@@ -339,7 +350,16 @@ mod tests {
                 })
             )
         );
-        assert_eq!(fixes[3].0, "listening");
+        assert_eq!(
+            fixes[3],
+            (
+                "engines-in-box",
+                Some(Fix::TurnOn {
+                    setting: "enginesInBox"
+                })
+            )
+        );
+        assert_eq!(fixes[4].0, "listening");
         assert!(checks.iter().any(|c| c.id == "home-folder" && c.ok));
         assert!(checks.iter().any(|c| c.id == "wrong-passwords" && c.ok));
         // A folder others can read is said, with the line that fixes it.

@@ -64,3 +64,32 @@ impl Boxing for EngineBox {
         )
     }
 }
+
+/// Why an engine chat won't run while Run engines in the box is on, and
+/// what fixes it.
+pub(crate) fn why_not(engine: &str, boxes: bool, sealing: bool) -> String {
+    let or_off = "turn off Run engines in the box in Settings → Security (it needs your password, and the engine then runs with your full access)";
+    if !boxes {
+        return format!(
+            "{engine} can't run in Conch's box yet, so this chat didn't start it. Pick another engine, or {or_off}."
+        );
+    }
+    if !sealing {
+        return format!(
+            "{engine} runs in the box, and Seal commands is off. Turn Seal commands on in Settings → Security, or {or_off}."
+        );
+    }
+    let support = seal::sandbox_support();
+    let problem = match &support {
+        seal::Support::Unavailable { problem } => problem.sentence(),
+        seal::Support::Ready => "The box couldn't be set up here.".to_owned(),
+    };
+    match seal::fix_line(&support) {
+        Some(line) => format!(
+            "{problem} {engine} runs only in the box: set it up with `{line}`, or {or_off}."
+        ),
+        None => format!(
+            "{problem} {engine} runs only in the box. Use a computer that has it, or {or_off}."
+        ),
+    }
+}

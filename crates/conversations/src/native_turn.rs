@@ -352,13 +352,18 @@ pub(crate) async fn run(
         .switches
         .sealing()
         .load(std::sync::atomic::Ordering::SeqCst);
-    let boxed: Option<Arc<dyn engines::boxing::Boxing>> = if sealing {
-        chat.tools
-            .sealed()
-            .map(|s| Arc::new(crate::engine_box::EngineBox(s)) as Arc<dyn engines::boxing::Boxing>)
-    } else {
-        None
+    let in_box = chat.switches.engines_in_box();
+    let boxed: Option<Arc<dyn engines::boxing::Boxing>> = match chat.tools.sealed() {
+        Some(s) if sealing && engine.boxes() => {
+            Some(Arc::new(crate::engine_box::EngineBox(s)) as Arc<dyn engines::boxing::Boxing>)
+        }
+        _ => None,
     };
+    if boxed.is_none() && in_box {
+        return Ok(Err(engines::EngineError::Unavailable(
+            crate::engine_box::why_not(engine.name(), engine.boxes(), sealing),
+        )));
+    }
     let request = NativeTurn {
         chat: chat.id.clone(),
         work: chat.work.clone(),

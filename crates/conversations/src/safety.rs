@@ -13,6 +13,7 @@ pub struct Switches {
     /// Shared with the tools, which seal a command only while it is on.
     sealed_commands: Arc<AtomicBool>,
     check_memories: AtomicBool,
+    engines_in_box: AtomicBool,
     /// Tool policies (Ask, Read-only, Off), changed live.
     policies: std::sync::RwLock<std::collections::BTreeMap<String, guard::Policy>>,
 }
@@ -23,6 +24,7 @@ impl Switches {
             check_after_reading: AtomicBool::new(safety.check_after_reading),
             sealed_commands: Arc::new(AtomicBool::new(safety.sealed_commands)),
             check_memories: AtomicBool::new(safety.check_memories),
+            engines_in_box: AtomicBool::new(safety.engines_in_box),
             policies: Default::default(),
         }
     }
@@ -61,6 +63,10 @@ impl Switches {
         self.check_memories.load(Ordering::SeqCst)
     }
 
+    pub fn engines_in_box(&self) -> bool {
+        self.engines_in_box.load(Ordering::SeqCst)
+    }
+
     /// The switch the tools read.
     pub fn sealing(&self) -> Arc<AtomicBool> {
         self.sealed_commands.clone()
@@ -71,6 +77,7 @@ impl Switches {
             check_after_reading: self.check_after_reading(),
             sealed_commands: self.sealed_commands(),
             check_memories: self.check_memories(),
+            engines_in_box: self.engines_in_box(),
         }
     }
 
@@ -81,5 +88,7 @@ impl Switches {
             .store(safety.sealed_commands, Ordering::SeqCst);
         self.check_memories
             .store(safety.check_memories, Ordering::SeqCst);
+        self.engines_in_box
+            .store(safety.engines_in_box, Ordering::SeqCst);
     }
 }

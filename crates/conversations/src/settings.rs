@@ -168,6 +168,10 @@ pub struct Safety {
     /// Check what it remembers.
     #[serde(default = "on")]
     pub check_memories: bool,
+    /// Run engines in the box (Claude Code, Codex): off, an engine chat runs
+    /// with the owner's full access where the box can't hold it.
+    #[serde(default = "on")]
+    pub engines_in_box: bool,
 }
 
 fn on() -> bool {
@@ -180,6 +184,7 @@ impl Default for Safety {
             check_after_reading: true,
             sealed_commands: true,
             check_memories: true,
+            engines_in_box: true,
         }
     }
 }

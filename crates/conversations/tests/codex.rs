@@ -112,6 +112,8 @@ fn world_with(
                 switches: Some(Arc::new(conversations::safety::Switches::new(
                     &conversations::Safety {
                         sealed_commands: sealing,
+                        // Codex runs outside Conch's box: the owner allowed it.
+                        engines_in_box: false,
                         ..conversations::Safety::default()
                     },
                 ))),

@@ -41,6 +41,10 @@ impl Engine for Native {
 }
 
 impl NativeEngine for Native {
+    fn name(&self) -> &'static str {
+        "a test engine"
+    }
+
     fn turn(
         &self,
         _turn: NativeTurn,
@@ -151,6 +155,13 @@ async fn native_calls_pass_the_guard_in_every_mode() {
                 default_mode: mode,
                 policies,
                 guard: GuardConfig {
+                    // A test engine runs in no box: the owner allowed that.
+                    switches: Some(Arc::new(conversations::safety::Switches::new(
+                        &conversations::Safety {
+                            engines_in_box: false,
+                            ..Default::default()
+                        },
+                    ))),
                     protected: Arc::new(guard::Protected::usual(
                         None,
                         &home.root().to_string_lossy(),

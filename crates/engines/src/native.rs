@@ -141,4 +141,13 @@ pub trait NativeEngine: Send + Sync {
     /// The owner picked another mode while a turn runs: it holds from the
     /// next step.
     fn set_mode(&self, _chat: &str, _mode: Mode) {}
+
+    /// Its name, for the sentences a person reads.
+    fn name(&self) -> &'static str;
+
+    /// Whether it runs in the box it is given (`NativeTurn::boxed`). One
+    /// that doesn't is refused while Run engines in the box is on.
+    fn boxes(&self) -> bool {
+        false
+    }
 }

@@ -25,7 +25,7 @@ async fn turning_safety_off_needs_a_recent_password() {
         .unwrap();
     assert_eq!(
         now,
-        json!({"checkAfterReading": true, "sealedCommands": true, "checkMemories": true})
+        json!({"checkAfterReading": true, "sealedCommands": true, "checkMemories": true, "enginesInBox": true})
     );
 
     // The sign-in was a while ago: not recent.
@@ -59,6 +59,24 @@ async fn turning_safety_off_needs_a_recent_password() {
     assert!(!std::fs::read_to_string(s.root().join("settings.json"))
         .unwrap_or_default()
         .contains("false"));
+
+    // Running engines outside the box is the same: no recent password, no.
+    let res = s
+        .owner
+        .post(&url)
+        .json(&json!({ "enginesInBox": false }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::FORBIDDEN);
+    let said: Value = res.json().await.unwrap();
+    assert!(
+        said["error"]
+            .as_str()
+            .unwrap()
+            .contains("Claude Code and Codex would then run with your full access"),
+        "{said}"
+    );
 
     // An access key can't, recent or not.
     s.state.auth.sessions.set_recent(Duration::from_secs(600));

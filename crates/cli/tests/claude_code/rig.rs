@@ -56,6 +56,38 @@ pub struct Rig {
     pub chats: Arc<Chats>,
 }
 
+/// No tools of Conch's own, and the box engines run in (as `conch serve`
+/// sets it up for the Conch folder).
+pub struct BoxedTools(pub Arc<seal::Sealed>);
+
+impl BoxedTools {
+    pub fn new(conch_home: &Path) -> BoxedTools {
+        BoxedTools(Arc::new(
+            seal::Sealed::new(conch_home, tools::protected::here(conch_home)).unwrap(),
+        ))
+    }
+}
+
+impl tools::ToolBox for BoxedTools {
+    fn specs(&self) -> Vec<protocol::ToolSpec> {
+        Vec::new()
+    }
+    fn classify(&self, call: &tools::ToolCall, work: &Path) -> Result<protocol::Action, String> {
+        NoTools.classify(call, work)
+    }
+    fn run<'a>(
+        &'a self,
+        call: &'a tools::ToolCall,
+        action: &'a protocol::Action,
+        ctx: &'a tools::RunContext,
+    ) -> tools::BoxFuture<'a, tools::Outcome> {
+        NoTools.run(call, action, ctx)
+    }
+    fn sealed(&self) -> Option<Arc<seal::Sealed>> {
+        Some(self.0.clone())
+    }
+}
+
 pub async fn rig(mode: Mode, policies: BTreeMap<String, guard::Policy>, sealing: bool) -> Rig {
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let root = dir.path().canonicalize().unwrap();
@@ -64,15 +96,23 @@ pub async fn rig(mode: Mode, policies: BTreeMap<String, guard::Policy>, sealing:
     let home = Home::open(&root.join("home")).unwrap();
     let model = Model::start().await;
     let engine = Arc::new(ClaudeCode::new(config(home.root(), &model)));
+    // Sealing: Claude Code runs in the box, as `conch serve` runs it. Not:
+    // the owner turned Run engines in the box off.
     let switches = Arc::new(conversations::safety::Switches::new(&Safety {
         sealed_commands: sealing,
+        engines_in_box: sealing,
         ..Safety::default()
     }));
     switches.set_policies(policies.clone());
+    let tools: Arc<dyn tools::ToolBox> = if sealing {
+        Arc::new(BoxedTools::new(home.root()))
+    } else {
+        Arc::new(NoTools)
+    };
     let chats = Chats::new(
         home.clone(),
         engine.clone(),
-        Arc::new(NoTools),
+        tools,
         ChatsConfig {
             durability: Durability::Group,
             default_work: work.clone(),

@@ -166,6 +166,14 @@ impl Engine for ClaudeCode {
 }
 
 impl NativeEngine for ClaudeCode {
+    fn name(&self) -> &'static str {
+        "Claude Code"
+    }
+
+    fn boxes(&self) -> bool {
+        true
+    }
+
     fn turn(
         &self,
         turn: NativeTurn,

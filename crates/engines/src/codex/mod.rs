@@ -145,6 +145,10 @@ impl Engine for CodexEngine {
 }
 
 impl NativeEngine for CodexEngine {
+    fn name(&self) -> &'static str {
+        "Codex"
+    }
+
     fn turn(
         &self,
         turn: NativeTurn,

@@ -21,6 +21,7 @@ fn view(safety: &Safety) -> Value {
         "checkAfterReading": safety.check_after_reading,
         "sealedCommands": safety.sealed_commands,
         "checkMemories": safety.check_memories,
+        "enginesInBox": safety.engines_in_box,
     })
 }
 
@@ -35,6 +36,7 @@ pub struct SafetyChange {
     check_after_reading: Option<bool>,
     sealed_commands: Option<bool>,
     check_memories: Option<bool>,
+    engines_in_box: Option<bool>,
 }
 
 /// What turning each off could lead to, for the refusal and the page.
@@ -51,9 +53,14 @@ const OFF_WORDS: &[(&str, &str)] = &[
         "checkMemories",
         "a memory planted by something it read would then be used without a question",
     ),
+    (
+        "enginesInBox",
+        "Claude Code and Codex would then run with your full access where the box can't hold them: their own searches, reads and edits could reach your keys and Conch's folder",
+    ),
 ];
 
-/// `POST /api/settings/safety {"checkAfterReading"?, "sealedCommands"?, "checkMemories"?}`
+/// `POST /api/settings/safety {"checkAfterReading"?, "sealedCommands"?,
+/// "checkMemories"?, "enginesInBox"?}`
 pub async fn set_safety(
     who: Who,
     State(state): State<AppState>,
@@ -72,6 +79,7 @@ pub async fn set_safety(
             now.sealed_commands,
         ),
         ("checkMemories", change.check_memories, now.check_memories),
+        ("enginesInBox", change.engines_in_box, now.engines_in_box),
     ]
     .into_iter()
     .filter(|(_, want, is)| *want == Some(false) && *is)
@@ -105,6 +113,7 @@ pub async fn set_safety(
             .unwrap_or(now.check_after_reading),
         sealed_commands: change.sealed_commands.unwrap_or(now.sealed_commands),
         check_memories: change.check_memories.unwrap_or(now.check_memories),
+        engines_in_box: change.engines_in_box.unwrap_or(now.engines_in_box),
     };
     let saved = next.clone();
     tokio::task::spawn_blocking(move || {
