@@ -150,7 +150,7 @@ pub fn restore(
         .map_err(io(format!("{} can't be made", staging.display())))?;
     let result = (|| {
         let mut restored = match kind {
-            Locked::No => unpack(source, &staging)?,
+            Locked::No => unpack(source, &staging, false)?,
             Locked::Passphrase => {
                 let Some(pass) = passphrase else {
                     return Err(BackupError::NeedsPassphrase);
@@ -161,7 +161,7 @@ pub fn restore(
                 let stream = decryptor
                     .decrypt(std::iter::once(&identity as &dyn age::Identity))
                     .map_err(from_age)?;
-                unpack(BufReader::with_capacity(256 * 1024, stream), &staging)?
+                unpack(BufReader::with_capacity(256 * 1024, stream), &staging, true)?
             }
         };
         // Checked again: something may have appeared while it streamed.
@@ -192,7 +192,10 @@ fn from_age(e: age::DecryptError) -> BackupError {
     }
 }
 
-fn unpack(from: impl BufRead, staging: &Path) -> Result<Restored, BackupError> {
+/// `opened`: the archive was actually opened with a passphrase. Keys are
+/// taken only then, whatever its header claims: a plain file's header is
+/// the crafter's word.
+fn unpack(from: impl BufRead, staging: &Path, opened: bool) -> Result<Restored, BackupError> {
     let mut seen = std::collections::HashSet::new();
     let mut chats = std::collections::HashSet::new();
     let outcome = read_archive(from, |header, entry| {
@@ -200,7 +203,7 @@ fn unpack(from: impl BufRead, staging: &Path) -> Result<Restored, BackupError> {
         // restore doesn't take.
         let carried = match place(&entry.path) {
             Place::Carried => true,
-            Place::Key => header.keys == Keys::Carried,
+            Place::Key => opened && header.keys == Keys::Carried,
             Place::Out(_) => false,
         };
         if !carried {

@@ -583,6 +583,48 @@ fn a_backup_holding_what_no_backup_holds_is_refused_whole() {
     refused(tmp.path(), &file, None, "keys without a passphrase");
 }
 
+/// A plain file whose header claims it carries keys: the header is the
+/// crafter's word, so no key file is taken from it, whichever one; the
+/// same archive's ordinary files alone restore (the control).
+#[test]
+fn a_plain_backup_claiming_to_carry_keys_restores_none() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("claims.backup");
+    let claims = |key: Option<&str>| {
+        let header = backup::format::Header {
+            format: backup::format::FORMAT.into(),
+            created: "2026-11-29T09:00:00.000Z".into(),
+            keys: backup::Keys::Carried,
+            says: "Made with a passphrase: it carries your keys.".into(),
+        };
+        let mut w = backup::format::ArchiveWriter::begin(Vec::new(), &header).unwrap();
+        w.file("chats/a/log.jsonl", 0o600, 0, &b""[..]).unwrap();
+        if let Some(key) = key {
+            w.file(key, 0o600, 4, &b"evil"[..]).unwrap();
+        }
+        w.finish().unwrap().0
+    };
+    let keys: Vec<&str> = backup::classify::KEY_FILES
+        .iter()
+        .chain(vault::SEALED_FILES.iter())
+        .copied()
+        .collect();
+    assert!(keys.contains(&"owner.json") && keys.contains(&"access-keys.json"));
+    for key in keys {
+        std::fs::write(&file, claims(Some(key))).unwrap();
+        refused(tmp.path(), &file, None, key);
+    }
+    std::fs::write(&file, claims(None)).unwrap();
+    let into = tmp.path().join("restored");
+    ok(conch(
+        &into,
+        &["backup", "restore", file.to_str().unwrap()],
+        None,
+    ));
+    assert!(into.join("chats/a/log.jsonl").exists());
+    assert!(!into.join("owner.json").exists());
+}
+
 #[test]
 fn a_restore_into_a_home_with_chats_mixes_nothing() {
     let tmp = tempfile::tempdir().unwrap();
