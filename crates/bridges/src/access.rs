@@ -15,16 +15,21 @@ const CODE_ALPHABET: &[u8; 32] = b"ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
 pub const CODE_CHARS: usize = 8;
 /// How long a code links for.
 pub const CODE_SECONDS: i64 = 10 * 60;
-/// Wrong codes before the code is spent.
+/// Wrong codes a sender may send before this code no longer links them.
 pub const CODE_TRIES: u32 = 5;
+/// Wrong codes from everyone together before the code is spent: far too
+/// few to find 40 bits, many more than a crowd of strangers would spend to
+/// annoy.
+pub const CODE_TRIES_ALL: u32 = 200;
 
 /// What to do with a message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Route {
     /// `/link CODE` (or `/start CODE`) in a direct chat.
     Link(String),
-    /// `/link` in a group: everyone there saw the code, so it is spent.
-    LinkInGroup,
+    /// `/link CODE` in a group: the right code there was seen by everyone,
+    /// so it is spent; any other leaves the owner's code as it was.
+    LinkInGroup(String),
     /// The owner's own words.
     Owner,
     /// Someone the owner allowed; `pin`: the allowlist entry (by handle)
@@ -47,6 +52,7 @@ pub fn new_code(random: [u8; CODE_CHARS], now: i64) -> (String, LinkCode) {
         sha256: hash(&code),
         expires: now + CODE_SECONDS,
         tries: 0,
+        tries_by: Default::default(),
     };
     (code, kept)
 }
@@ -88,7 +94,7 @@ pub fn route(state: &BridgeState, said: &Said, owner_name: &str) -> Route {
         let links = name == "link" || (name == "start" && !rest.is_empty());
         if links {
             return match said.place {
-                Place::Group => Route::LinkInGroup,
+                Place::Group => Route::LinkInGroup(rest.to_owned()),
                 Place::Direct => Route::Link(rest.to_owned()),
             };
         }
@@ -138,11 +144,30 @@ pub const WRONG_CODE: &str = "That code isn't right, or it has run out. Make a n
 /// What the owner is told once linked.
 pub const LINKED: &str = "Linked. What you write here is yours now, and when something needs your OK, I'll ask you here with buttons.";
 
-/// What `/link` in a group is told.
+/// What `/link` in a group is told when the code was the right one.
 pub const LINK_IN_GROUP: &str = "Send /link in a direct chat with me, not in a group: everyone here saw that code, so it no longer works. Make a new one with conch bridges link telegram.";
 
+/// What `/link` in a group is told otherwise.
+pub const LINK_NOT_IN_GROUP: &str = "Send /link in a direct chat with me, not in a group.";
+
+/// `/link CODE` in a group: the right code is spent (everyone there saw
+/// it); anything else spends nothing.
+/// Whether it was spent.
+pub fn link_in_group(state: &mut BridgeState, code: &str) -> bool {
+    let right = state
+        .link
+        .as_ref()
+        .is_some_and(|kept| same(&hash(code), &kept.sha256));
+    if right {
+        state.link = None;
+    }
+    right
+}
+
 /// Tries to link the writer as the owner with `code`. The code is spent
-/// when it links, when it has run out, and after [`CODE_TRIES`] wrong ones.
+/// when it links, when it has run out, and after [`CODE_TRIES_ALL`] wrong
+/// ones from everyone; a sender who sent [`CODE_TRIES`] wrong ones can't
+/// link with it, while it stays usable for the owner.
 pub fn link(
     state: &mut BridgeState,
     said: &Said,
@@ -156,9 +181,14 @@ pub fn link(
         state.link = None;
         return Err(WRONG_CODE);
     }
+    let theirs = kept.tries_by.get(&said.from.id).copied().unwrap_or(0);
+    if theirs >= CODE_TRIES {
+        return Err(WRONG_CODE);
+    }
     if !same(&hash(code), &kept.sha256) {
         kept.tries += 1;
-        if kept.tries >= CODE_TRIES {
+        kept.tries_by.insert(said.from.id.clone(), theirs + 1);
+        if kept.tries >= CODE_TRIES_ALL {
             state.link = None;
         }
         return Err(WRONG_CODE);

@@ -191,9 +191,17 @@ impl Relay {
                     self.tell(&said.chat, &sentence).await;
                 }
             }
-            Route::LinkInGroup => {
-                let _ = self.state.update(name, |s| s.link = None);
-                self.tell(&said.chat, access::LINK_IN_GROUP).await;
+            Route::LinkInGroup(code) => {
+                let spent = self
+                    .state
+                    .update(name, |s| access::link_in_group(s, &code))
+                    .unwrap_or(false);
+                let sentence = if spent {
+                    access::LINK_IN_GROUP
+                } else {
+                    access::LINK_NOT_IN_GROUP
+                };
+                self.tell(&said.chat, sentence).await;
             }
             Route::Link(code) => {
                 let now = now();

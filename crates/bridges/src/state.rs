@@ -78,9 +78,13 @@ pub struct LinkCode {
     pub sha256: String,
     /// Unix seconds after which it no longer links.
     pub expires: i64,
-    /// Wrong codes sent so far.
+    /// Wrong codes sent so far, by everyone.
     #[serde(default)]
     pub tries: u32,
+    /// Wrong codes sent so far, by sender (their account id): a sender
+    /// who ran out can't link with this code, and it stays the owner's.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub tries_by: std::collections::BTreeMap<String, u32>,
 }
 
 #[derive(Debug)]

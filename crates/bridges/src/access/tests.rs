@@ -154,7 +154,7 @@ fn in_a_group_only_messages_naming_the_bot_are_read() {
 }
 
 #[test]
-fn a_link_code_in_a_group_is_spent() {
+fn a_link_in_a_group_spends_only_the_right_code() {
     let s = state();
     for text in [
         "/link ABCD2345",
@@ -167,9 +167,22 @@ fn a_link_code_in_a_group_is_spent() {
                 &said(person("8", "X", None), Place::Group, text, false),
                 "Ada"
             ),
-            Route::LinkInGroup
+            Route::LinkInGroup("ABCD2345".into())
         );
     }
+    let (code, kept) = new_code([5; CODE_CHARS], 0);
+    let mut s = BridgeState {
+        link: Some(kept),
+        ..BridgeState::default()
+    };
+    // A stranger's `/link` in a group: the owner's code still links.
+    for wrong in ["", "WRONG234", "/link"] {
+        link_in_group(&mut s, wrong);
+        assert!(s.link.is_some(), "{wrong:?} spent the code");
+    }
+    // The right code said in a group was seen by everyone: spent.
+    link_in_group(&mut s, &code.to_lowercase());
+    assert_eq!(s.link, None);
 }
 
 #[test]
@@ -202,7 +215,7 @@ fn a_code_links_once_in_any_spelling_and_expires() {
 }
 
 #[test]
-fn guessing_spends_the_code() {
+fn a_strangers_wrong_codes_leave_the_owners_code_usable() {
     let (code, kept) = new_code([1; CODE_CHARS], 0);
     let mut s = BridgeState {
         link: Some(kept),
@@ -212,9 +225,34 @@ fn guessing_spends_the_code() {
     for _ in 0..CODE_TRIES {
         assert!(link(&mut s, &m, "WRONG234", 1).is_err());
     }
-    assert_eq!(s.link, None);
+    // Mallory ran out: even the right code doesn't link them now.
+    assert!(s.link.is_some());
     assert!(link(&mut s, &m, &code, 1).is_err());
     assert_eq!(s.owner, None);
+    // The owner's code still links the owner.
+    let ada = said(person("1", "Ada", None), Place::Direct, "", false);
+    assert_eq!(link(&mut s, &ada, &code, 2).unwrap().id, "1");
+}
+
+#[test]
+fn a_crowd_guessing_spends_the_code_at_last() {
+    let (code, kept) = new_code([2; CODE_CHARS], 0);
+    let mut s = BridgeState {
+        link: Some(kept),
+        ..BridgeState::default()
+    };
+    for i in 0..CODE_TRIES_ALL {
+        let m = said(
+            person(&format!("9{i}"), "M", None),
+            Place::Direct,
+            "",
+            false,
+        );
+        assert!(link(&mut s, &m, "WRONG234", 1).is_err());
+    }
+    assert_eq!(s.link, None);
+    let ada = said(person("1", "Ada", None), Place::Direct, "", false);
+    assert!(link(&mut s, &ada, &code, 2).is_err());
 }
 
 #[test]
@@ -296,7 +334,7 @@ fn who_is_writing_is_decided_by_id_whatever_else_they_send() {
         let text = *r.pick(&texts);
         let w = said(from.clone(), place, text, r.next() & 1 == 0);
         let got = route(&s, &w, "Ada");
-        let linking = matches!(got, Route::Link(_) | Route::LinkInGroup);
+        let linking = matches!(got, Route::Link(_) | Route::LinkInGroup(_));
         if linking {
             let t = text.to_lowercase();
             assert!(
