@@ -396,3 +396,59 @@ fn a_folder_that_isnt_the_apps_is_a_sentence() {
     );
     assert!(!home.join("settings.json").exists());
 }
+
+/// A crafted OpenClaw folder whose `.env` is a link to the person's cloud
+/// credentials, whose `MEMORY.md` is a link to their SSH key, and whose
+/// `workspace` memory folder is reached through a linked folder: nothing
+/// is read through a link, the report says so, and no secret reaches
+/// Conch's folder. The control: the same folder's plain files still come
+/// over (its skills, its sign-ins' keys).
+#[test]
+fn an_import_reads_files_never_links() {
+    let tmp = tempfile::tempdir().unwrap();
+    let person = tmp.path().join("eve");
+    let from = person.join(".openclaw");
+    copy_tree(&fixture("openclaw"), &from);
+    std::fs::create_dir_all(person.join(".aws")).unwrap();
+    std::fs::create_dir_all(person.join(".ssh")).unwrap();
+    let aws = "zq-aws-secret-Ωmega-77";
+    let ssh = "zq-ssh-private-Ωmega-78";
+    std::fs::write(
+        person.join(".aws/credentials"),
+        format!("AWS_SECRET_ACCESS_KEY={aws}\nOPENAI_API_KEY={aws}\n"),
+    )
+    .unwrap();
+    std::fs::write(person.join(".ssh/id_ed25519"), format!("- {ssh}\n")).unwrap();
+    std::fs::remove_file(from.join(".env")).unwrap();
+    std::os::unix::fs::symlink(person.join(".aws/credentials"), from.join(".env")).unwrap();
+    std::fs::remove_file(from.join("workspace/MEMORY.md")).unwrap();
+    std::os::unix::fs::symlink(
+        person.join(".ssh/id_ed25519"),
+        from.join("workspace/MEMORY.md"),
+    )
+    .unwrap();
+    // The day files' folder, swapped for a link to a folder of secrets.
+    let elsewhere = person.join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::write(elsewhere.join("2026-11-21.md"), format!("- {ssh}\n")).unwrap();
+    std::fs::remove_dir_all(from.join("workspace/memory")).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, from.join("workspace/memory")).unwrap();
+
+    let home = tmp.path().join("conch");
+    let out = conch(&home, &person, &["import", "openclaw"]);
+    let words = said(&out);
+    assert!(out.status.success(), "{words}");
+    assert!(words.contains(".env is a link"), "{words}");
+    assert!(words.contains("MEMORY.md is a link"), "{words}");
+    let keys = secrets(&home).to_string();
+    assert!(!keys.contains(aws), "the cloud secret came over: {keys}");
+    let kept = std::fs::read_to_string(home.join("memories.json")).unwrap_or_default();
+    assert!(!kept.contains(ssh), "the SSH key became a memory: {kept}");
+    nowhere_in_the_clear(&home, &[aws, ssh]);
+    // The control: the plain files came over.
+    assert_eq!(
+        secrets(&home)["providers"]["anthropic"]["key"],
+        "sk-ant-openclaw-fixture-9c3d",
+        "{words}"
+    );
+}

@@ -58,6 +58,10 @@ pub fn dotenv(text: &str) -> BTreeMap<String, Zeroizing<String>> {
 /// Every folder under `root` (to `depth` levels, links not followed) that
 /// holds a SKILL.md, named by its folder; names made unique with `-2`….
 pub fn find_skills(root: &Path, depth: usize, out: &mut Vec<FoundSkill>) {
+    // A linked folder is somewhere else: not walked.
+    if fs::symlink_metadata(root).map_or(true, |m| !m.is_dir()) {
+        return;
+    }
     let Ok(entries) = fs::read_dir(root) else {
         return;
     };
@@ -217,4 +221,54 @@ mod tests {
             vec!["Ada lives in Lyon — 里昂.", "Likes tea with lemon.", "A paragraph over two lines."]
         );
     }
+}
+
+/// The most one imported file may be: a config, a `.env`, a memory file.
+const MOST_TEXT: u64 = 4 << 20;
+
+/// The text of `path`, a plain file inside `root` reached through no link.
+/// None when it isn't there. A link anywhere on the way (`.env` linked to
+/// `~/.aws/credentials`, a `workspace` linked elsewhere), anything that
+/// isn't a plain file, or a file too big, is said in `left` and not read:
+/// an import reads the folder it was given, never what a link points at.
+pub fn read_plain(root: &Path, path: &Path, left: &mut Vec<String>) -> Option<String> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let rel = path.strip_prefix(root).ok()?;
+    let shown = rel.display().to_string();
+    let mut at = root.to_path_buf();
+    for part in rel.components() {
+        at.push(part);
+        let meta = fs::symlink_metadata(&at).ok()?;
+        if meta.file_type().is_symlink() {
+            left.push(format!(
+                "{shown}: {} is a link, and an import reads files, never links, so it wasn't read.",
+                at.strip_prefix(root).unwrap_or(&at).display()
+            ));
+            return None;
+        }
+    }
+    let mut file = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() {
+        left.push(format!("{shown} isn't a plain file, so it wasn't read."));
+        return None;
+    }
+    if meta.len() > MOST_TEXT {
+        left.push(format!(
+            "{shown} is larger than {} MiB, so it wasn't read.",
+            MOST_TEXT >> 20
+        ));
+        return None;
+    }
+    let mut text = String::new();
+    file.by_ref()
+        .take(MOST_TEXT)
+        .read_to_string(&mut text)
+        .ok()?;
+    Some(text)
 }

@@ -19,8 +19,10 @@ use super::{
 };
 
 pub fn read(dir: &Path) -> Result<Found, ImportError> {
+    let mut said: Vec<String> = Vec::new();
+    let mut read_text = |path: &Path| super::files::read_plain(dir, path, &mut said);
     let config_path = dir.join("config.yaml");
-    let config: Value = match std::fs::read_to_string(&config_path) {
+    let config: Value = match read_text(&config_path).ok_or(()) {
         Ok(text) if text.trim().is_empty() => Value::Null,
         Ok(text) => serde_saphyr::from_str(&text).map_err(|e| ImportError::Unreadable {
             file: config_path.clone(),
@@ -40,7 +42,7 @@ pub fn read(dir: &Path) -> Result<Found, ImportError> {
         });
     }
     let mut found = Found::default();
-    let env = std::fs::read_to_string(dir.join(".env"))
+    let env = read_text(&dir.join(".env"))
         .map(|t| dotenv(&t))
         .unwrap_or_default();
 
@@ -136,7 +138,7 @@ pub fn read(dir: &Path) -> Result<Found, ImportError> {
 
     for name in ["MEMORY.md", "USER.md"] {
         let path = dir.join("memories").join(name);
-        let Ok(text) = std::fs::read_to_string(&path) else {
+        let Some(text) = read_text(&path) else {
             continue;
         };
         for text in memories_in(&text) {
@@ -146,5 +148,6 @@ pub fn read(dir: &Path) -> Result<Found, ImportError> {
             });
         }
     }
+    found.left.extend(said);
     Ok(found)
 }

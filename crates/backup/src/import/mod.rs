@@ -161,6 +161,9 @@ pub fn read(app: App, dir: &Path) -> Result<Found, ImportError> {
             dir: dir.to_path_buf(),
         });
     }
+    // The folder named may itself be a link (it is what the owner chose);
+    // nothing inside it is followed.
+    let dir = &dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
     match app {
         App::OpenClaw => openclaw::read(dir),
         App::Hermes => hermes::read(dir),

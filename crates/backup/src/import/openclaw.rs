@@ -19,11 +19,9 @@ use super::{
     servers_from, App, Found, FoundMemory, FoundProvider, ImportError, Wire,
 };
 
-fn read_text(path: &Path) -> Option<String> {
-    std::fs::read_to_string(path).ok()
-}
-
 pub fn read(dir: &Path) -> Result<Found, ImportError> {
+    let mut said: Vec<String> = Vec::new();
+    let mut read_text = |path: &Path| super::files::read_plain(dir, path, &mut said);
     let config_path = dir.join("openclaw.json");
     let config = match read_text(&config_path) {
         Some(text) => super::json5::parse(&text).map_err(|why| ImportError::Unreadable {
@@ -208,5 +206,6 @@ pub fn read(dir: &Path) -> Result<Found, ImportError> {
             });
         }
     }
+    found.left.extend(said);
     Ok(found)
 }
