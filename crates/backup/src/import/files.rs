@@ -194,35 +194,6 @@ pub fn memories_in(text: &str) -> Vec<String> {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn dotenv_as_shells_write_it() {
-        let env = dotenv(
-            "# keys\nexport OPENAI_API_KEY=sk-a # mine\nANTHROPIC_API_KEY=\"sk-ant \\\"q\\\"\"\nEMPTY=\nNOT A KEY=x\nTELEGRAM_BOT_TOKEN='12:ab#c'\n",
-        );
-        assert_eq!(env["OPENAI_API_KEY"].as_str(), "sk-a");
-        assert_eq!(env["ANTHROPIC_API_KEY"].as_str(), "sk-ant \"q\"");
-        assert_eq!(env["TELEGRAM_BOT_TOKEN"].as_str(), "12:ab#c");
-        assert!(!env.contains_key("EMPTY"));
-        assert_eq!(env.len(), 3);
-    }
-
-    #[test]
-    fn memories_by_section_sign_or_by_item() {
-        assert_eq!(
-            memories_in("User prefers metric units.\n§\nProject uses pnpm,\nnot npm.\n§\n"),
-            vec!["User prefers metric units.", "Project uses pnpm,\nnot npm."]
-        );
-        assert_eq!(
-            memories_in("# Memory\n\n- Ada lives in Lyon — 里昂.\n- Likes tea\n  with lemon.\n\nA paragraph\nover two lines.\n"),
-            vec!["Ada lives in Lyon — 里昂.", "Likes tea with lemon.", "A paragraph over two lines."]
-        );
-    }
-}
-
 /// The most one imported file may be: a config, a `.env`, a memory file.
 const MOST_TEXT: u64 = 4 << 20;
 
@@ -271,4 +242,33 @@ pub fn read_plain(root: &Path, path: &Path, left: &mut Vec<String>) -> Option<St
         .read_to_string(&mut text)
         .ok()?;
     Some(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dotenv_as_shells_write_it() {
+        let env = dotenv(
+            "# keys\nexport OPENAI_API_KEY=sk-a # mine\nANTHROPIC_API_KEY=\"sk-ant \\\"q\\\"\"\nEMPTY=\nNOT A KEY=x\nTELEGRAM_BOT_TOKEN='12:ab#c'\n",
+        );
+        assert_eq!(env["OPENAI_API_KEY"].as_str(), "sk-a");
+        assert_eq!(env["ANTHROPIC_API_KEY"].as_str(), "sk-ant \"q\"");
+        assert_eq!(env["TELEGRAM_BOT_TOKEN"].as_str(), "12:ab#c");
+        assert!(!env.contains_key("EMPTY"));
+        assert_eq!(env.len(), 3);
+    }
+
+    #[test]
+    fn memories_by_section_sign_or_by_item() {
+        assert_eq!(
+            memories_in("User prefers metric units.\n§\nProject uses pnpm,\nnot npm.\n§\n"),
+            vec!["User prefers metric units.", "Project uses pnpm,\nnot npm."]
+        );
+        assert_eq!(
+            memories_in("# Memory\n\n- Ada lives in Lyon — 里昂.\n- Likes tea\n  with lemon.\n\nA paragraph\nover two lines.\n"),
+            vec!["Ada lives in Lyon — 里昂.", "Likes tea with lemon.", "A paragraph over two lines."]
+        );
+    }
 }
