@@ -109,13 +109,15 @@ fn skills_over(root: &Path, app: App, found: &Found, report: &mut Report) -> Res
         if to.exists() {
             continue;
         }
-        match import::copy_skill(&skill.dir, &to) {
+        let whole = match import::copy_skill(&skill.dir, &to) {
             Ok(left) => {
+                let whole = left.is_empty();
                 for file in left {
                     report
                         .left
                         .push(format!("The skill \"{}\": {file}.", skill.name));
                 }
+                whole
             }
             Err(e) => {
                 let _ = std::fs::remove_dir_all(&to);
@@ -125,7 +127,7 @@ fn skills_over(root: &Path, app: App, found: &Found, report: &mut Report) -> Res
                 ));
                 continue;
             }
-        }
+        };
         let id = format!("{}:{}", source(app).id(), skill.name);
         let loaded = skills::catalog::load(&to, source(app));
         let danger = loaded
@@ -146,6 +148,21 @@ fn skills_over(root: &Path, app: App, found: &Found, report: &mut Report) -> Res
                 .unwrap_or_default();
             report.came.push(format!(
                 "The skill \"{}\", turned off: the scanner found something that could hurt you ({why}). Read it with conch skills review {id}.",
+                skill.name
+            ));
+            continue;
+        }
+        // What the scanner couldn't read may be anything: a skill not read
+        // whole stays off, whatever the rest says.
+        let unread = loaded.as_ref().map_or_else(
+            |e| Some(e.to_string()),
+            |s| s.unread.first().map(|u| format!("{}: {}", u.path, u.why)),
+        );
+        let unread =
+            unread.or_else(|| (!whole).then(|| "some of its files didn't come over".to_owned()));
+        if let Some(why) = unread {
+            report.came.push(format!(
+                "The skill \"{}\", turned off: the scanner couldn't read it whole ({why}), and what it couldn't read may be anything. Read it with conch skills review {id}.",
                 skill.name
             ));
             continue;
