@@ -6,6 +6,10 @@ import { art, call, type AccessKey, type ActivityRow, type Backups, type Check, 
 export interface AppView {
   name: string;
   status: { state: string; error?: string } | null;
+  /** Off: Conch doesn't start it (an app moved in from another assistant starts off). */
+  on: boolean;
+  /** What it runs when it starts: `program args…`, or its address. */
+  runs: string;
   tools: {
     name: string;
     qualified: string;
@@ -20,6 +24,7 @@ export interface AppView {
 
 export const pageApi = {
   apps: () => call<{ apps: AppView[] }>("GET", "/api/apps"),
+  setAppOn: (app: string, on: boolean) => call<unknown>("POST", `/api/apps/${encodeURIComponent(app)}`, { on }),
   chooseAppTool: (app: string, tool: string, choice: string) =>
     call<unknown>("POST", `/api/apps/${encodeURIComponent(app)}/tools/${encodeURIComponent(tool)}`, { choice }),
   deleteArtifact: (id: string) => call<unknown>("DELETE", art(id)),

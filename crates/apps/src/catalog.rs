@@ -154,6 +154,7 @@ pub fn add(file: &mut AppsFile, name: &str, reach: Reach, now: &str) -> Result<(
             listed: None,
             tools: BTreeMap::new(),
             new_tools: None,
+            off: false,
         },
     );
     Ok(())
@@ -260,6 +261,25 @@ fn tools_named(server: &Server, app: &str, which: &str) -> Result<Vec<String>, A
 /// The owner's choice for a tool (or `*`, every tool the app lists). Any
 /// choice but Off is the owner turning it on as it is now: it is pinned
 /// again, so a changed tool is on again once they've looked.
+/// Turns an app on (Conch starts it) or off (it isn't started).
+pub fn set_on(file: &mut AppsFile, app: &str, on: bool) -> Result<(), AppsError> {
+    server_mut(file, app)?.off = !on;
+    Ok(())
+}
+
+/// What an app runs when it starts, in words: `program args…`, or its
+/// address.
+pub fn runs(reach: &Reach) -> String {
+    match reach {
+        Reach::Stdio { command, args, .. } => {
+            let mut words = vec![command.clone()];
+            words.extend(args.iter().cloned());
+            words.join(" ")
+        }
+        Reach::Http { url, .. } => url.clone(),
+    }
+}
+
 pub fn choose(
     file: &mut AppsFile,
     app: &str,

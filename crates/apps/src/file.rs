@@ -77,6 +77,10 @@ pub struct Server {
     /// from another assistant: Ask); None: follow the mode.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub new_tools: Option<Choice>,
+    /// Not started until the owner turns it on (an app moved in from
+    /// another assistant: its program runs only once they said so).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub off: bool,
 }
 
 /// One tool of an app: what the server last said, and what the owner set.

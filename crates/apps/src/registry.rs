@@ -245,6 +245,7 @@ impl Apps {
             .servers
             .iter()
             .filter(|(n, _)| self.config.only.as_ref().is_none_or(|o| o == *n))
+            .filter(|(_, s)| !s.off)
             .map(|(n, s)| (n.clone(), s.reach.clone()))
             .collect();
         let mut live = self.lock_live();

@@ -67,6 +67,8 @@ pub fn server(app: &str, s: &Server, status: Option<&Status>) -> Value {
         "added": s.added,
         "listed": s.listed,
         "status": status.map(|st| serde_json::to_value(st).unwrap_or(Value::Null)),
+        "on": !s.off,
+        "runs": crate::catalog::runs(&s.reach),
         "tools": tools,
     })
 }

@@ -502,3 +502,42 @@ async fn a_sealed_server_cant_reach_the_keys_or_write_outside() {
     assert_eq!(std::fs::read_to_string(&inside).unwrap(), "Grüße");
     apps.shutdown().await;
 }
+
+/// An app that is off isn't started: its program never runs, whatever
+/// else the file says; turned on, it starts within a reload.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_app_that_is_off_is_not_started() {
+    let w = world();
+    let marker = w.home.join("started-ü");
+    add(
+        &w.home,
+        "stranger",
+        Reach::Stdio {
+            command: "sh".into(),
+            args: vec![
+                "-c".into(),
+                format!("touch '{}'; sleep 30", marker.display()),
+            ],
+            env: vec![],
+        },
+    );
+    file::update(&w.home, |f| catalog::set_on(f, "stranger", false))
+        .unwrap()
+        .0
+        .unwrap();
+    let apps = Apps::start(AppsConfig::new(&w.home, &w.work));
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert!(!marker.exists(), "an app that is off ran its program");
+    assert!(!apps.statuses().contains_key("stranger"));
+    // The control: turned on, it starts.
+    file::update(&w.home, |f| catalog::set_on(f, "stranger", true))
+        .unwrap()
+        .0
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !marker.exists() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(marker.exists(), "turned on, it didn't start");
+    apps.shutdown().await;
+}

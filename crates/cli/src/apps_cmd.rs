@@ -65,9 +65,11 @@ pub struct AddArgs {
 #[derive(Args)]
 pub struct PolicyArgs {
     name: String,
+    /// A tool (or `*`), or, alone, `on` or `off` for the whole app: an app
+    /// that is off isn't started.
     tool: String,
     /// follow, ask, read-only or off.
-    choice: String,
+    choice: Option<String>,
     /// Treat the tool as one that writes, whatever its server says.
     #[arg(long, conflicts_with = "as_listed")]
     writes: bool,
@@ -315,10 +317,37 @@ fn list(root: &Path, json: bool) -> Result<(), Failure> {
 }
 
 fn policy(root: &Path, args: PolicyArgs) -> Result<(), Failure> {
-    let Some(choice) = Choice::parse(&args.choice) else {
+    let Some(said) = args.choice.as_deref() else {
+        let on = match args.tool.as_str() {
+            "on" => true,
+            "off" => false,
+            other => {
+                return Err(Failure(format!(
+                    "Say conch apps policy {} on (or off) for the app, or conch apps policy {} {other} CHOICE for a tool.",
+                    args.name, args.name
+                )))
+            }
+        };
+        let (done, f) = file::update(root, |f| catalog::set_on(f, &args.name, on))?;
+        done?;
+        let runs = f
+            .servers
+            .get(&args.name)
+            .map(|s| catalog::runs(&s.reach))
+            .unwrap_or_default();
+        if on {
+            println!(
+                "{}: on. Conch starts it now if it is running (it runs {runs}).",
+                args.name
+            );
+        } else {
+            println!("{}: off. Conch doesn't start it.", args.name);
+        }
+        return Ok(());
+    };
+    let Some(choice) = Choice::parse(said) else {
         return Err(Failure(format!(
-            "\"{}\" isn't a choice: say follow, ask, read-only or off.",
-            args.choice
+            "\"{said}\" isn't a choice: say follow, ask, read-only or off."
         )));
     };
     let at = now();

@@ -21,6 +21,17 @@ impl AppsPage for Page {
         apps::view::all(&self.0)
     }
 
+    fn set_on(&self, app: &str, on: bool) -> Result<Value, Refused> {
+        let (done, f) = file::update(self.0.home(), |f| catalog::set_on(f, app, on))
+            .map_err(|e| Refused::Invalid(e.to_string()))?;
+        done.map_err(refused)?;
+        let status = self.0.statuses().remove(app);
+        Ok(f.servers
+            .get(app)
+            .map(|s| apps::view::server(app, s, status.as_ref()))
+            .unwrap_or(Value::Null))
+    }
+
     fn choose(
         &self,
         app: &str,

@@ -279,8 +279,10 @@ fn servers_over(root: &Path, app: App, found: &Found, report: &mut Report) -> Re
                 continue;
             }
             if let Some(server) = file.servers.get_mut(&s.name) {
-                // Every tool starts at Ask, whatever the mode.
+                // Every tool starts at Ask, whatever the mode, and the
+                // program runs only once the owner turns the app on.
                 server.new_tools = Some(apps::Choice::Ask);
+                server.off = true;
             }
             if !s.env.is_empty() || !s.headers.is_empty() {
                 secrets.apps.insert(
@@ -314,14 +316,25 @@ fn servers_over(root: &Path, app: App, found: &Found, report: &mut Report) -> Re
         } else {
             ", its tokens locked with this computer's own key".to_owned()
         };
+        let runs = match (&s.url, &s.command) {
+            (Some(url), _) => url.clone(),
+            (None, Some(command)) => {
+                let mut words = vec![command.clone()];
+                words.extend(s.args.iter().cloned());
+                words.join(" ")
+            }
+            (None, None) => String::new(),
+        };
+        let was_off = if s.enabled {
+            String::new()
+        } else {
+            format!(" It was off in {}.", app.name())
+        };
         report.came.push(format!(
-            "The MCP server \"{}\" from {} as an app ({}), every tool set to Ask{secret_words}.",
+            "The MCP server \"{}\" from {} as an app, off until you turn it on (it will run {runs}); every tool set to Ask{secret_words}.{was_off} Turn it on with conch apps policy {} on, or on the Apps page.",
             s.name,
             app.name(),
-            s.url
-                .clone()
-                .or_else(|| s.command.clone())
-                .unwrap_or_default()
+            s.name,
         ));
     }
     Ok(())

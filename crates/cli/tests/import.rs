@@ -434,6 +434,18 @@ fn an_import_reads_files_never_links() {
     std::fs::remove_dir_all(from.join("workspace/memory")).unwrap();
     std::os::unix::fs::symlink(&elsewhere, from.join("workspace/memory")).unwrap();
 
+    // A server turned off in OpenClaw, whose program leaves a mark.
+    let marker = person.join("server-ran");
+    let config = std::fs::read_to_string(from.join("openclaw.json")).unwrap();
+    let config = config.replacen(
+        "servers: {",
+        &format!(
+            "servers: {{ stranger: {{ command: \"sh\", args: [\"-c\", \"touch {}\"], enabled: false }},",
+            marker.display()
+        ),
+        1,
+    );
+    std::fs::write(from.join("openclaw.json"), config).unwrap();
     // A skill whose script is padded past what the scanner reads.
     let padded = from.join("skills/padded");
     std::fs::create_dir_all(&padded).unwrap();
@@ -455,6 +467,14 @@ fn an_import_reads_files_never_links() {
     assert_ne!(on.get("openclaw:padded"), Some(&true), "{on:?}\n{words}");
     assert_eq!(on.get("openclaw:weather"), Some(&true), "{on:?}");
     assert!(words.contains("couldn't read it whole"), "{words}");
+    // Every imported app comes over off; the one that was off says so.
+    let apps = json(&home.join("apps.json"));
+    for (name, server) in apps["servers"].as_object().unwrap() {
+        assert_eq!(server["off"], true, "{name} would start: {apps}");
+    }
+    assert!(words.contains("It was off in OpenClaw"), "{words}");
+    assert!(words.contains("conch apps policy stranger on"), "{words}");
+    assert!(!marker.exists());
     assert!(words.contains(".env is a link"), "{words}");
     assert!(words.contains("MEMORY.md is a link"), "{words}");
     let keys = secrets(&home).to_string();

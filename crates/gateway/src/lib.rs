@@ -145,6 +145,7 @@ pub fn router(state: AppState) -> Router {
             get(routes::artifacts::download),
         )
         .route("/api/apps", get(routes::apps::list))
+        .route("/api/apps/{app}", post(routes::apps::set_on))
         .route("/api/apps/{app}/tools/{tool}", post(routes::apps::choose))
         .route("/api/skills", get(routes::skills::list))
         .route("/api/skills/{id}", get(routes::skills::show))

@@ -23,6 +23,7 @@ const STANDING: Record<string, string> = {
 };
 
 function statusWords(app: AppView): string {
+  if (!app.on) return "off: not started";
   const s = app.status;
   if (!s) return "not started";
   if (s.state === "connected") return "connected";
@@ -43,6 +44,15 @@ export function AppsPage() {
     const t = setInterval(() => void load(), 5000);
     return () => clearInterval(t);
   }, []);
+  const setOn = async (app: string, on: boolean) => {
+    setError(null);
+    try {
+      await pageApi.setAppOn(app, on);
+      await load();
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+    }
+  };
   const choose = async (app: string, tool: string, choice: string) => {
     setError(null);
     try {
@@ -72,6 +82,14 @@ export function AppsPage() {
           <h2>
             {app.name} <span class="quiet">· {statusWords(app)}</span>
           </h2>
+          {!app.on && (
+            <p>
+              Turning it on runs <code>{app.runs}</code> on this computer.{" "}
+              <button type="button" onClick={() => void setOn(app.name, true)}>
+                Turn on
+              </button>
+            </p>
+          )}
           <ul class="app-tools">
             {app.tools.map((t) => (
               <li key={t.name} data-tool={t.name}>

@@ -102,6 +102,9 @@ pub struct FoundServer {
     /// Environment and headers: values are secrets (tokens), kept sealed.
     pub env: BTreeMap<String, Zeroizing<String>>,
     pub headers: BTreeMap<String, Zeroizing<String>>,
+    /// It was on in the other app (`enabled: false` or `disabled: true`
+    /// there: off).
+    pub enabled: bool,
 }
 
 /// One memory, with the file it came from.
@@ -255,8 +258,9 @@ pub(crate) fn key_for(
 }
 
 /// MCP servers from a `name → {command, args, env, url, headers}` map, the
-/// shape both apps use; a server turned off there (`enabled: false`)
-/// comes over all the same (every tool starts at Ask).
+/// shape both apps use. Each comes over off (its program runs only once
+/// the owner turns it on); one turned off there (`enabled: false`,
+/// `disabled: true`) is said to have been.
 pub(crate) fn servers_from(
     map: &serde_json::Map<String, serde_json::Value>,
     env: &BTreeMap<String, Zeroizing<String>>,
@@ -295,6 +299,8 @@ pub(crate) fn servers_from(
             url: text("url").or_else(|| text("serverUrl")),
             env: strings("env"),
             headers: strings("headers"),
+            enabled: spec.get("enabled").and_then(|v| v.as_bool()) != Some(false)
+                && spec.get("disabled").and_then(|v| v.as_bool()) != Some(true),
         };
         if server.command.is_none() && server.url.is_none() {
             found.left.push(format!(

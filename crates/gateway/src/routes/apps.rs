@@ -36,6 +36,8 @@ pub trait AppsPage: Send + Sync {
         choice: &str,
         writes: Option<bool>,
     ) -> Result<Value, Refused>;
+    /// Turns the app on (Conch starts it) or off; the app as it is after.
+    fn set_on(&self, app: &str, on: bool) -> Result<Value, Refused>;
 }
 
 fn page(state: &AppState) -> Result<std::sync::Arc<dyn AppsPage>, ApiError> {
@@ -60,6 +62,30 @@ pub struct ChoiceBody {
     choice: String,
     #[serde(default)]
     writes: Option<bool>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OnBody {
+    on: bool,
+}
+
+/// `POST /api/apps/{app} {"on": bool}`: an app that is off isn't started.
+pub async fn set_on(
+    _person: Person,
+    State(state): State<AppState>,
+    Path(app): Path<String>,
+    Json(body): Json<OnBody>,
+) -> Result<Json<Value>, ApiError> {
+    let page = page(&state)?;
+    let done = tokio::task::spawn_blocking(move || page.set_on(&app, body.on))
+        .await
+        .map_err(|_| ApiError::internal("The change couldn't be saved. Try again."))?;
+    match done {
+        Ok(app) => Ok(Json(app)),
+        Err(Refused::NotFound(why)) => Err(ApiError::new(StatusCode::NOT_FOUND, why)),
+        Err(Refused::Invalid(why)) => Err(ApiError::new(StatusCode::BAD_REQUEST, why)),
+    }
 }
 
 /// `POST /api/apps/{app}/tools/{tool}`
