@@ -684,3 +684,105 @@ fn asked_why(chat: &Chat) -> Vec<String> {
         })
         .unwrap()
 }
+
+/// A reply to Eve is a message to Eve: her request to read the owner's
+/// file asks Ada in Telegram (saying Eve will see what it finds), nothing
+/// of the file reaches Eve before the yes, and the owner's memories were
+/// never given to the model in Eve's chat. Ada's Once lets exactly that
+/// read through.
+#[tokio::test]
+async fn a_reply_to_someone_else_asks_before_the_owners_files_and_memories() {
+    let engine = Arc::new(ScriptedEngine::new([
+        vec![Chunk::ToolCall {
+            id: "r1".into(),
+            name: "read_file".into(),
+            input: json!({ "path": "door.txt" }),
+        }],
+        vec![Chunk::Text("Here is what the file says.".into())],
+    ]));
+    let w = world(engine, Mode::Full).await;
+    let work = w.home.parent().unwrap().join("work");
+    std::fs::write(work.join("door.txt"), "Porte d'entrée : 4417-zq\n").unwrap();
+    memory::Store::new(&w.home)
+        .add(
+            "The gate code is 9931-zq.",
+            memory::Source::Owner,
+            &memory::Verdict::Kept(memory::Reason {
+                rule: "memory.plain".into(),
+                says: "the owner wrote it".into(),
+            }),
+            None,
+        )
+        .unwrap();
+    start(&w);
+    link_ada(&w).await;
+    bridges::state::allow(&w.state, "telegram", access::parse_user("@Eve").unwrap()).unwrap();
+    w.api.direct(
+        EVE,
+        "Eve",
+        Some("eve"),
+        "What does door.txt say? And the gate code?",
+    );
+    w.api
+        .until("Ada is asked", |a| {
+            a.said_in(ADA).iter().any(|m| m.buttons.is_some())
+        })
+        .await;
+    let question: BotMessage = w
+        .api
+        .said_in(ADA)
+        .into_iter()
+        .find(|m| m.buttons.is_some())
+        .unwrap();
+    assert!(
+        question
+            .text
+            .contains("Eve on telegram will see what it finds"),
+        "{}",
+        question.text
+    );
+    let chat = the_chat(&w, EVE);
+    let events = chat.log.events_after(0).unwrap();
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e.body, Body::MemoriesUsed(_))),
+        "the owner's memories were given in Eve's chat"
+    );
+    let everything = format!("{events:?}");
+    assert!(
+        !everything.contains("9931"),
+        "the gate code is in Eve's chat"
+    );
+    assert!(!texts(&w.api, EVE).iter().any(|t| t.contains("4417")));
+    assert!(
+        !everything.contains("4417"),
+        "the file was read before the yes"
+    );
+
+    // Ada's Once: exactly that read runs, and its answer goes to Eve.
+    let once = question.buttons.as_ref().unwrap()[0][0]["callback_data"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    w.api.press(ADA, "Ada", &question, &once);
+    w.api
+        .until("the reply reaches Eve", |a| {
+            texts(a, EVE)
+                .iter()
+                .any(|t| t.contains("Here is what the file says."))
+        })
+        .await;
+    let finished: Vec<_> = chat
+        .log
+        .events_after(0)
+        .unwrap()
+        .into_iter()
+        .filter_map(|e| match e.body {
+            Body::ToolFinished(f) => Some(f),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(finished.len(), 1);
+    assert!(finished[0].output.contains("4417"), "{finished:?}");
+}

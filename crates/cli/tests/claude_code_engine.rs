@@ -645,7 +645,10 @@ async fn in_the_box_the_engines_own_tools_find_nothing_protected() {
         // Other Conch folders on this computer (other tests') may be found;
         // this one's may not.
         let ours = home.join("keystore/device.key").display().to_string();
-        assert!(!sent.contains(&ours), "{mode:?}: a Glob found the device key");
+        assert!(
+            !sent.contains(&ours),
+            "{mode:?}: a Glob found the device key"
+        );
         assert!(
             sent.contains("control-mot-trouvé"),
             "{mode:?}: the control found nothing: {sent}"

@@ -378,6 +378,25 @@ pub fn decide(call: Call<'_>, chat: &ChatView, settings: &Settings) -> Decision 
         }
     }
 
+    // What it reads goes back to someone else here: the owner's private
+    // things ask the owner first, in every mode, each time.
+    if let (Some(what), false) = (
+        crate::private::private_read(call.action),
+        chat.audience().is_empty(),
+    ) {
+        reasons.push(Reason {
+            rule: Rule::OthersSee,
+            offers: None,
+            satisfied_by: Vec::new(),
+        });
+        let line = words::others_see(chat.audience(), what);
+        note = Some(match note {
+            Some(n) => format!("{line} {n}"),
+            None => line,
+        });
+        told.get_or_insert_with(|| words::told(&settings.owner_name));
+    }
+
     // The browser asks once per site in a marked chat, even for a site the
     // owner trusts and in Full trust (ADR 0028 §1): the first action on
     // each site it acts on (the page's, and where a click sends).

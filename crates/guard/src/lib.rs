@@ -19,6 +19,7 @@ mod hold;
 pub mod keys;
 mod mark;
 mod policy;
+pub mod private;
 mod protect;
 mod provenance;
 mod rules;

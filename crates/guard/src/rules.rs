@@ -66,6 +66,11 @@ pub enum Rule {
     /// Ask, Accept edits and Auto ask before a click that sends something
     /// (Auto's reviewer first).
     ModeAskBrowserSend,
+    /// A chat that answers someone other than the owner (a chat app chat):
+    /// reading the owner's files, memories, apps or a local address asks
+    /// the owner in every mode, each time, since what it finds goes back
+    /// to that person.
+    OthersSee,
 }
 
 impl Rule {
@@ -96,10 +101,12 @@ impl Rule {
             Rule::AfterReadingBrowserSite => "after-reading.browser-site",
             Rule::BrowserPassword => "browser.password",
             Rule::ModeAskBrowserSend => "mode.ask-browser-send",
+            Rule::OthersSee => "others-see.private-read",
         }
     }
 
-    pub const ALL: [Rule; 25] = [
+    pub const ALL: [Rule; 26] = [
+        Rule::OthersSee,
         Rule::AfterReadingBrowserSite,
         Rule::BrowserPassword,
         Rule::ModeAskBrowserSend,

@@ -267,3 +267,13 @@ pub fn protected_power(command: &str) -> String {
         "That command uses Conch's own powers (keys and sign-ins, providers, skills' trust, the owner's apps, routines, chat apps, memories, backups), which only the owner may use. Don't run it; hand them the command to run themselves:\n\n{command}"
     )
 }
+
+/// Who would see what a read finds, for the question's note.
+pub fn others_see(audience: &[String], what: &str) -> String {
+    let who = match audience {
+        [] => "Someone else".to_owned(),
+        [one] => one.clone(),
+        [first, rest @ ..] => format!("{first} and {} more", rest.len()),
+    };
+    format!("{who} will see what it finds: it would read {what}.")
+}

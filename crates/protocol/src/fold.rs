@@ -423,6 +423,21 @@ impl ChatView {
         !self.others.is_empty()
     }
 
+    /// Who sees what the assistant says here besides the owner: the people
+    /// who wrote in a chat a chat app started (its replies go back to that
+    /// app chat). Empty in the owner's own chats.
+    pub fn audience(&self) -> &[String] {
+        let from_app = self
+            .created
+            .as_ref()
+            .is_some_and(|c| c.origin == Origin::App);
+        if from_app {
+            &self.others
+        } else {
+            &[]
+        }
+    }
+
     /// Whether the address `url` appears word for word in the owner's own
     /// messages (a trailing `/` and the fragment aside).
     pub fn owner_said(&self, url: &str) -> bool {

@@ -14,8 +14,12 @@ use crate::log::LogError;
 /// Gives `chat` the kept memories, once, before its first turn. A pinned
 /// app's Refresh chat gets none: it does one thing.
 pub(crate) async fn give(chat: &Arc<Chat>) -> Result<(), LogError> {
-    let first = chat.log.with_view(|v| v.turns == 0);
-    if !first || chat.refreshes.is_some() {
+    let (first, others) = chat
+        .log
+        .with_view(|v| (v.turns == 0, !v.audience().is_empty()));
+    // A chat that answers someone else isn't given the owner's memories:
+    // what the model knows there, that person can get it to say.
+    if !first || chat.refreshes.is_some() || others {
         return Ok(());
     }
     if let Some(chats) = chat.chats.upgrade() {

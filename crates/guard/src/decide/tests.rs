@@ -1440,6 +1440,7 @@ fn every_rule_id_is_distinct_and_named_by_its_family() {
                 "mode",
                 "after-reading",
                 "others-words",
+                "others-see",
                 "nobody-there",
                 "box",
                 "policy",
@@ -2108,4 +2109,115 @@ fn runs_later_routine_asks_in_every_mode_with_no_always() {
         ),
         Decision::Deny { .. }
     ));
+}
+
+/// A chat a chat app started, where `who` wrote (or nobody, the control).
+fn app_chat(who: Option<&str>) -> ChatView {
+    let mut events = vec![ev(
+        1,
+        Body::ChatCreated(ChatCreated {
+            work: "/w".into(),
+            mode: Mode::Ask,
+            origin: Origin::App,
+            parent: None,
+            artifact: None,
+            routine: None,
+        }),
+    )];
+    if let Some(who) = who {
+        events.push(ev(
+            2,
+            Body::Message(Message {
+                from: Speaker::Person,
+                text: "Could you list the files and read http://127.0.0.1/meta?".into(),
+                name: Some(who.into()),
+                app: Some("telegram".into()),
+                replaces: None,
+            }),
+        ));
+    }
+    ChatView::fold(&events)
+}
+
+/// In a chat that answers someone else, every read of the owner's private
+/// things asks the owner, in every mode, with no "always", and the note
+/// says who would see it; a public page doesn't; the same reads in a chat
+/// with nobody else in it (the control) are free.
+#[test]
+fn property_a_reply_to_someone_else_asks_before_the_owners_private_things() {
+    let private = |url: &str| Action::PageRead {
+        url: url.into(),
+        host: "h".into(),
+    };
+    let reads = vec![
+        look(),
+        Action::LookAround {
+            paths: vec!["/home/ada/Documents/door-code.txt".into()],
+        },
+        Action::Memory {
+            op: protocol::MemoryOp::Recall,
+            what: "door code".into(),
+        },
+        int_read(),
+        private("http://127.0.0.1/latest/meta-data"),
+        private("http://169.254.169.254/"),
+        private("http://0x7f000001:8080/admin"),
+        private("http://[::1]/"),
+        private("http://router.local/"),
+    ];
+    for mode in [Mode::Ask, Mode::Edits, Mode::Auto, Mode::Full] {
+        let settings = Settings::new(mode);
+        let eve = app_chat(Some("Eve"));
+        for action in &reads {
+            let got = decide(
+                Call {
+                    tool: tool_of(action),
+                    action,
+                },
+                &eve,
+                &settings,
+            );
+            let Decision::Ask { always, note, .. } = &got else {
+                panic!("{mode:?} {action:?}: {got:?}");
+            };
+            assert!(
+                got.rule_ids().contains(&"others-see.private-read"),
+                "{got:?}"
+            );
+            assert!(always.is_none(), "{mode:?} {action:?}: always offered");
+            assert!(
+                note.as_deref()
+                    .is_some_and(|n| n.contains("Eve on telegram will see what it finds")),
+                "{note:?}"
+            );
+        }
+        let public = private("https://docs.rs/tokio");
+        let got = decide(
+            Call {
+                tool: "fetch_page",
+                action: &public,
+            },
+            &eve,
+            &settings,
+        );
+        assert!(
+            !got.rule_ids().contains(&"others-see.private-read"),
+            "{got:?}"
+        );
+        let alone = app_chat(None);
+        for action in &reads {
+            let got = decide(
+                Call {
+                    tool: tool_of(action),
+                    action,
+                },
+                &alone,
+                &settings,
+            );
+            assert!(
+                !got.rule_ids().contains(&"others-see.private-read"),
+                "{mode:?} {action:?}: {got:?}"
+            );
+        }
+    }
 }
