@@ -260,6 +260,20 @@ impl Ledger {
         })
     }
 
+    /// The noted files inside the folder `dir` (by path).
+    pub fn known_under(&self, dir: &str) -> Vec<Note> {
+        let dir = dir.trim_end_matches('/');
+        let prefix = format!("{dir}/");
+        self.with(|index| {
+            index
+                .by_path
+                .values()
+                .filter(|n| n.path.starts_with(&prefix))
+                .cloned()
+                .collect()
+        })
+    }
+
     /// Every path that carries a mark now.
     pub fn list(&self) -> Vec<Note> {
         let mut out: Vec<Note> = self.with(|index| index.by_path.values().cloned().collect());
@@ -269,8 +283,11 @@ impl Ledger {
 }
 
 /// After a call ran: a marked chat's write is noted; a read of a file the
-/// ledger knows marks the chat. For Conch's own tools and the engines'.
-pub(crate) async fn after_call(chat: &Chat, action: &Action, ok: bool) {
+/// ledger knows marks the chat, and so does a search of a folder whose
+/// results (`found`, what the call gave back) quote a line of one
+/// (`path:…`, as search_files and Grep show a match; a listing only names
+/// it, and doesn't mark). For Conch's own tools and the engines'.
+pub(crate) async fn after_call(chat: &Chat, action: &Action, ok: bool, found: Option<&str>) {
     if !ok {
         return;
     }
@@ -295,11 +312,24 @@ pub(crate) async fn after_call(chat: &Chat, action: &Action, ok: bool) {
         }
         Action::LookAround { paths } => {
             let paths = paths.clone();
+            let output = found.map(str::to_owned).unwrap_or_default();
+            let work = chat.work.clone();
             let found = tokio::task::spawn_blocking(move || {
-                paths
-                    .iter()
-                    .filter_map(|p| ledger.known_file(p).map(|n| (p.clone(), n)))
-                    .collect::<Vec<_>>()
+                let mut out: Vec<(String, Note)> = Vec::new();
+                for p in &paths {
+                    if Path::new(p).is_dir() {
+                        for n in ledger.known_under(p) {
+                            if quoted(&output, &n.path, &work)
+                                && !out.iter().any(|(q, _)| *q == n.path)
+                            {
+                                out.push((n.path.clone(), n));
+                            }
+                        }
+                    } else if let Some(n) = ledger.known_file(p) {
+                        out.push((p.clone(), n));
+                    }
+                }
+                out
             })
             .await
             .unwrap_or_default();
@@ -321,6 +351,22 @@ pub(crate) async fn after_call(chat: &Chat, action: &Action, ok: bool) {
         }
         _ => {}
     }
+}
+
+/// Whether a search's output quotes a line of `path` (shown whole, or
+/// relative to the work folder, then `:`).
+fn quoted(output: &str, path: &str, work: &Path) -> bool {
+    let rel = Path::new(path)
+        .strip_prefix(work)
+        .ok()
+        .map(|r| r.to_string_lossy().into_owned());
+    output.lines().any(|line| {
+        let shows = |p: &str| {
+            line.strip_prefix(p)
+                .is_some_and(|rest| rest.starts_with(':'))
+        };
+        shows(path) || rel.as_deref().is_some_and(shows)
+    })
 }
 
 #[cfg(test)]

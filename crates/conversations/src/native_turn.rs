@@ -429,6 +429,7 @@ async fn log_event(
         }
         NativeEvent::ToolFinished { id, ok, output } => {
             let action = gate.action_of(&id);
+            let found = matches!(action, Some(Action::LookAround { .. })).then(|| output.clone());
             let detail = None;
             chat.log
                 .append(Body::ToolFinished(ToolFinished {
@@ -443,7 +444,7 @@ async fn log_event(
             // other marks, even when it failed (a command can fail after
             // printing a page).
             if let Some(action) = action.filter(|_| !gate.refused(&id)) {
-                crate::ledger::after_call(chat, &action, ok).await;
+                crate::ledger::after_call(chat, &action, ok, found.as_deref()).await;
                 if let Some((source, what)) = guard::mark_for(&action, None) {
                     chat.mark(source, what, Some(id)).await?;
                 }

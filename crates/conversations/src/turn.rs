@@ -266,8 +266,9 @@ async fn one_call(
         .then(|| outcome.detail.clone())
         .flatten();
     let ran = outcome.ok;
+    let found = matches!(action, Action::LookAround { .. }).then(|| outcome.output.clone());
     chat.log.append(finish(outcome)).await?;
-    crate::ledger::after_call(chat, &action, ran).await;
+    crate::ledger::after_call(chat, &action, ran, found.as_deref()).await;
     crate::memories::carry(chat, &call.id, recalled.as_ref()).await?;
     if let Some(used) = loaded {
         chat.log.append(Body::SkillUsed(used)).await?;
