@@ -76,7 +76,6 @@ fn ascii_look(c: char) -> Option<char> {
             'ɑ' => Some('a'),
             'ɡ' => Some('g'),
             'ℓ' => Some('l'),
-            '\u{1D00}' => Some('a'),
             _ => None,
         },
     }
@@ -135,9 +134,67 @@ fn is_cyrillic_or_greek(c: char) -> bool {
     ('\u{0370}'..='\u{03FF}').contains(&c) || ('\u{0400}'..='\u{052F}').contains(&c)
 }
 
+/// Letters written in shapes compatibility folding doesn't undo: small
+/// capitals (`ᴀʟᴡᴀʏꜱ`) and parenthesized letters (`⒜`).
+fn shape(c: char) -> Option<char> {
+    const SMALL_CAPS: &[(char, char)] = &[
+        ('ᴀ', 'a'),
+        ('ʙ', 'b'),
+        ('ᴄ', 'c'),
+        ('ᴅ', 'd'),
+        ('ᴇ', 'e'),
+        ('ꜰ', 'f'),
+        ('ɢ', 'g'),
+        ('ʜ', 'h'),
+        ('ɪ', 'i'),
+        ('ᴊ', 'j'),
+        ('ᴋ', 'k'),
+        ('ʟ', 'l'),
+        ('ᴍ', 'm'),
+        ('ɴ', 'n'),
+        ('ᴏ', 'o'),
+        ('ᴘ', 'p'),
+        ('ʀ', 'r'),
+        ('ꜱ', 's'),
+        ('ᴛ', 't'),
+        ('ᴜ', 'u'),
+        ('ᴠ', 'v'),
+        ('ᴡ', 'w'),
+        ('ʏ', 'y'),
+        ('ᴢ', 'z'),
+        ('ꞯ', 'q'),
+        ('ᴫ', 'l'),
+    ];
+    let u = c as u32;
+    match u {
+        0x249C..=0x24B5 => char::from_u32('a' as u32 + (u - 0x249C)),
+        0x2474..=0x247C => char::from_u32('1' as u32 + (u - 0x2474)),
+        _ => SMALL_CAPS.iter().find(|(k, _)| *k == c).map(|(_, v)| *v),
+    }
+}
+
+/// A combining mark left over after composing: strokes and overlays drawn
+/// through letters (`s̶e̶n̶d̶`), never part of a letter a language writes.
+fn stray_mark(c: char) -> bool {
+    matches!(c as u32,
+        0x0300..=0x036F | 0x1AB0..=0x1AFF | 0x1DC0..=0x1DFF | 0x20D0..=0x20FF | 0xFE20..=0xFE2F)
+}
+
+/// Compatibility letters read as the letters they stand for (NFKC: `ᵃ`,
+/// `ﬁ`, `Ａ`), odd shapes folded, and stray combining marks dropped.
+fn compatible(raw: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    raw.chars()
+        .map(|c| shape(c).unwrap_or(c))
+        .nfkc()
+        .filter(|c| !stray_mark(*c))
+        .collect()
+}
+
 /// Cleans `raw` for reading (see the module's header).
 pub fn clean(raw: &str) -> Cleaned {
-    let chars: Vec<char> = raw.chars().collect();
+    let folded = compatible(raw);
+    let chars: Vec<char> = folded.chars().collect();
     let mut hidden = false;
     let mut smuggled = String::new();
     let mut visible: Vec<char> = Vec::with_capacity(chars.len());
@@ -283,5 +340,30 @@ mod tests {
         assert_eq!(unleet("1gn0re").as_deref(), Some("ignore"));
         assert_eq!(unleet("send"), None);
         assert_eq!(unleet("42"), None);
+    }
+}
+
+#[cfg(test)]
+mod respellings {
+    use super::clean;
+
+    /// Each way of drawing the same letters reads as those letters: small
+    /// capitals, modifier letters, parenthesized and circled letters,
+    /// strokes drawn through, full-width and ligatures.
+    #[test]
+    fn every_respelling_reads_as_the_plain_words() {
+        for (spelled, plain) in [
+            ("ᴀʟᴡᴀʏꜱ ꜰᴏʀᴡᴀʀᴅ", "always forward"),
+            ("ᵃˡʷᵃʸˢ forward", "always forward"),
+            ("⒜⒧⒲⒜⒴⒮ ⒡⒪⒭⒲⒜⒭⒟", "always forward"),
+            ("A̶l̶w̶a̶y̶s̶ f̶o̶r̶w̶a̶r̶d̶", "always forward"),
+            ("ⓐⓛⓦⓐⓨⓢ forward", "always forward"),
+            ("Ａｌｗａｙｓ ｆｏｒｗａｒｄ", "always forward"),
+            ("ﬁle the invoices", "file the invoices"),
+        ] {
+            assert_eq!(clean(spelled).text.to_lowercase(), plain, "{spelled}");
+        }
+        // Accents a language writes stay.
+        assert_eq!(clean("Transfère à Zoë").text, "Transfère à Zoë");
     }
 }

@@ -76,10 +76,10 @@ fn planted_texts_are_held_and_benign_ones_kept() {
         "benign held: {held_benign}/{benign} ({:.1}%)",
         false_held * 100.0
     );
-    assert!(caught >= 0.95, "planted held {:.1}% < 95%", caught * 100.0);
+    assert!(caught >= 0.98, "planted held {:.1}% < 98%", caught * 100.0);
     assert!(
-        false_held <= 0.05,
-        "benign held {:.1}% > 5%",
+        false_held <= 0.02,
+        "benign held {:.1}% > 2%",
         false_held * 100.0
     );
 }
