@@ -353,6 +353,84 @@ pub(crate) async fn after_call(chat: &Chat, action: &Action, ok: bool, found: Op
     }
 }
 
+/// Folders a command's writes aren't looked for in: what tools keep for
+/// themselves, rebuilt at will.
+const NOT_LOOKED_IN: &[&str] = &[
+    ".git",
+    "node_modules",
+    "target",
+    ".venv",
+    "__pycache__",
+    ".cache",
+];
+
+/// The most entries looked at after one command.
+const MOST_LOOKED_AT: usize = 20_000;
+
+/// Files under `work` changed since `since` (not following links).
+fn changed_since(work: &Path, since: std::time::SystemTime) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut seen = 0usize;
+    let mut stack = vec![(work.to_path_buf(), 0usize)];
+    while let Some((dir, depth)) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            seen += 1;
+            if seen > MOST_LOOKED_AT {
+                return out;
+            }
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            let path = entry.path();
+            if kind.is_dir() {
+                let name = entry.file_name();
+                if depth < 12 && !NOT_LOOKED_IN.iter().any(|n| name == *n) {
+                    stack.push((path, depth + 1));
+                }
+            } else if kind.is_file()
+                && entry
+                    .metadata()
+                    .and_then(|m| m.modified())
+                    .is_ok_and(|t| t >= since)
+            {
+                out.push(path);
+            }
+        }
+    }
+    out
+}
+
+/// After a command in a marked chat: the work folder's files it changed
+/// (changed since it began) are noted as the chat's writes, so a later
+/// reader of them is marked as if a file tool had written them.
+pub(crate) async fn after_command(chat: &Chat, began: std::time::SystemTime) {
+    let (mut marks, others) = chat.log.with_view(crate::carried::in_words);
+    marks.extend(others.into_iter().map(|o| format!("had {o}'s words in it")));
+    if marks.is_empty() {
+        return;
+    }
+    let Some(chats) = chat.chats.upgrade() else {
+        return;
+    };
+    let ledger = chats.ledger().clone();
+    let (work, id) = (chat.work.clone(), chat.id.clone());
+    // Timestamps are as fine as the file system's: a second's slack.
+    let since = began
+        .checked_sub(std::time::Duration::from_secs(1))
+        .unwrap_or(began);
+    let _ = tokio::task::spawn_blocking(move || {
+        for path in changed_since(&work, since) {
+            let path = path.to_string_lossy().into_owned();
+            ledger.wrote(&path, marks.clone(), &id);
+            ledger.hash_written(&path);
+        }
+    })
+    .await;
+}
+
 /// Whether a search's output quotes a line of `path` (shown whole, or
 /// relative to the work folder, then `:`).
 fn quoted(output: &str, path: &str, work: &Path) -> bool {

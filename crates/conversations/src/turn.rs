@@ -233,6 +233,7 @@ async fn one_call(
         cancel: cancel.clone(),
         protected: chat.policies.protected.clone(),
     };
+    let began = std::time::SystemTime::now();
     let outcome = match &action {
         Action::Delegate { task } => crate::helper::run(chat, task, cancel).await,
         Action::Artifact { .. } => {
@@ -269,6 +270,9 @@ async fn one_call(
     let found = matches!(action, Action::LookAround { .. }).then(|| outcome.output.clone());
     chat.log.append(finish(outcome)).await?;
     crate::ledger::after_call(chat, &action, ran, found.as_deref()).await;
+    if matches!(action, Action::Command { .. }) {
+        crate::ledger::after_command(chat, began).await;
+    }
     crate::memories::carry(chat, &call.id, recalled.as_ref()).await?;
     if let Some(used) = loaded {
         chat.log.append(Body::SkillUsed(used)).await?;
