@@ -786,3 +786,44 @@ async fn a_reply_to_someone_else_asks_before_the_owners_files_and_memories() {
     assert_eq!(finished.len(), 1);
     assert!(finished[0].output.contains("4417"), "{finished:?}");
 }
+
+/// A stranger can't spend the owner's link code: `/link` in a group with a
+/// wrong code, and five (and more) wrong codes in a direct chat, leave it
+/// usable; the owner then links with it (the control: it links once).
+#[tokio::test]
+async fn a_strangers_group_link_and_wrong_codes_leave_the_owners_code_usable() {
+    let engine = Arc::new(ScriptedEngine::new([vec![Chunk::Text("Bonjour.".into())]]));
+    let w = world(engine, Mode::Ask).await;
+    start(&w);
+    let code = link_code(&w.state);
+    w.api.group(-7000, MALLORY, "Mallory", "/link", false);
+    w.api
+        .group(-7000, MALLORY, "Mallory", "/link ZZZZ2222", false);
+    for _ in 0..(access::CODE_TRIES + 2) {
+        w.api
+            .direct(MALLORY, "Mallory", Some("mal"), "/link WRONG234");
+    }
+    let last = w
+        .api
+        .direct(MALLORY, "Mallory", Some("mal"), &format!("/link {code}")) as u64;
+    while w.state.get("telegram").unwrap().cursor < Some(last) {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // Mallory ran out: even the right code doesn't make them the owner.
+    assert!(w.state.get("telegram").unwrap().owner.is_none());
+    assert!(texts(&w.api, -7000)
+        .iter()
+        .all(|t| t == access::LINK_NOT_IN_GROUP));
+    // The owner's code still links the owner.
+    w.api
+        .direct(ADA, "Ada", Some("ada"), &format!("/link {code}"));
+    w.api
+        .until("the owner is linked", |a| {
+            texts(a, ADA).iter().any(|t| t == access::LINKED)
+        })
+        .await;
+    assert_eq!(
+        w.state.get("telegram").unwrap().owner.unwrap().id,
+        ADA.to_string()
+    );
+}

@@ -244,6 +244,73 @@ fn main() {
         );
     }
 
+    // The person-aware read rule: the same read in a chat a chat app
+    // started, with someone else in it (it asks: others-see.private-read),
+    // and in the owner's own chat (it doesn't).
+    let mut app_events = vec![ev(
+        0,
+        Body::ChatCreated(protocol::ChatCreated {
+            work: "/w".into(),
+            mode: Mode::Edits,
+            origin: protocol::Origin::App,
+            parent: None,
+            artifact: None,
+            routine: None,
+        }),
+    )];
+    app_events.extend(events.iter().cloned());
+    let seq = app_events.len() as u64 + 1;
+    app_events.push(ev(
+        seq,
+        Body::Message(Message {
+            from: Speaker::Person,
+            text: "Peux-tu lire mes notes ? 🙏".into(),
+            name: Some("Eve".into()),
+            app: Some("telegram".into()),
+            replaces: None,
+        }),
+    ));
+    let app_view = ChatView::fold(&app_events);
+    assert!(!app_view.audience().is_empty());
+    let read = Action::LookAround {
+        paths: vec!["/w/notes/recettes-été.md".into()],
+    };
+    let local = Action::PageRead {
+        url: "http://0x7f000001:8080/latest/meta-data".into(),
+        host: "0x7f000001".into(),
+    };
+    for (name, tool, action, view) in [
+        ("a read, owner's chat", "read_file", &read, &view),
+        (
+            "a read, a chat app chat with Eve",
+            "read_file",
+            &read,
+            &app_view,
+        ),
+        (
+            "a local address, a chat app chat with Eve",
+            "web_fetch",
+            &local,
+            &app_view,
+        ),
+    ] {
+        for _ in 0..10_000 {
+            std::hint::black_box(decide(Call { tool, action }, view, &settings));
+        }
+        let mut times = Vec::with_capacity(100_000);
+        for _ in 0..100_000 {
+            let t = Instant::now();
+            std::hint::black_box(decide(Call { tool, action }, view, &settings));
+            times.push(t.elapsed().as_nanos() as f64);
+        }
+        let (p50, p99) = percentiles(times);
+        println!(
+            "decide ({name}): p50 {:.2} µs, p99 {:.2} µs",
+            p50 / 1000.0,
+            p99 / 1000.0
+        );
+    }
+
     let events = chat(100_000, 100, 50);
     let mut folds = Vec::new();
     for _ in 0..15 {
