@@ -25,7 +25,11 @@ pub fn private_read(action: &Action) -> Option<&'static str> {
         Action::Integration {
             read_only: true, ..
         } => Some("what your app holds"),
-        Action::PageRead { url, .. } | Action::FetchSends { url, .. } if local(url) => {
+        // The host as the fetch tool's URL parser read it, and the address
+        // as written: either one local is enough.
+        Action::PageRead { url, host } | Action::FetchSends { url, host }
+            if local(url) || local_host(host) =>
+        {
             Some("a page on this computer or your network")
         }
         Action::Browser(b) if b.op == BrowserOp::Open && local(&b.url) => {
@@ -37,9 +41,15 @@ pub fn private_read(action: &Action) -> Option<&'static str> {
 
 /// Whether `url`'s host is this computer or a private network.
 pub fn local(url: &str) -> bool {
-    let Some(host) = host_of(url) else {
+    host_of(url).is_some_and(|h| local_host(&h))
+}
+
+/// Whether `host` (a name or an address, IPv6 in brackets or not) is this
+/// computer or a private network.
+pub fn local_host(host: &str) -> bool {
+    if host.is_empty() {
         return false;
-    };
+    }
     let host = host.trim_end_matches('.').to_ascii_lowercase();
     if let Some(inner) = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
         return inner
@@ -71,8 +81,27 @@ pub fn local(url: &str) -> bool {
 /// The host of an address, as a URL parser finds it (after any
 /// `user:pass@`, before the port).
 fn host_of(url: &str) -> Option<String> {
-    let rest = url.trim().split_once("://").map_or(url.trim(), |(_, r)| r);
-    let authority = rest.split(['/', '?', '#']).next()?;
+    // As the URL standard reads it: tabs and line breaks anywhere dropped,
+    // and `\` a path's start like `/`.
+    let url: String = url
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .collect();
+    let url = url.trim_matches(|c: char| c <= ' ');
+    let rest = match url.split_once(':') {
+        Some((scheme, r))
+            if !scheme.is_empty()
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+                && r.starts_with(['/', '\\']) =>
+        {
+            r
+        }
+        _ => url,
+    };
+    let rest = rest.trim_start_matches(['/', '\\']);
+    let authority = rest.split(['/', '?', '#', '\\']).next()?;
     let authority = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
     let host = if authority.starts_with('[') {
         authority.split_once(']').map(|(h, _)| format!("{h}]"))?
@@ -205,6 +234,11 @@ mod tests {
             "http://metadata.google.internal/",
             "http://%31%32%37.0.0.1/",
             "127.0.0.1:9000/x",
+            "http://127.0.0.1\\@evil.example/",
+            "http://127.0.\t0.1/",
+            "http://127.0.0.1\n/",
+            "HTTP:///127.0.0.1/",
+            "http:\\\\127.0.0.1\\x",
         ] {
             assert!(local(url), "{url}");
         }
