@@ -198,7 +198,7 @@ export async function browser(viewport = { width: 1280, height: 860 }, options =
     finished,
     /** Console errors logged by the app's own documents (not by an
      *  artifact's frame, whose page may do anything). */
-    appErrors: () => logged.filter((l) => l.type === "error" && !/\/api\/artifacts\/[^/]+\/versions\/\d+\/frame/.test(l.url)).map((l) => l.text),
+    appErrors: () => logged.filter((l) => l.type === "error" && !/\/api\/artifacts\/[^/]+\/versions\/\d+\/frame/.test(l.url)).map((l) => (l.text.startsWith("Failed to load resource") ? `${l.text} (${l.url})` : l.text)),
     /** CSP violations the app's own page saw. */
     csp: () => page.evaluate(() => window.__csp ?? []),
     close: () => b.close(),
