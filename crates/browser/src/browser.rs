@@ -73,6 +73,17 @@ pub struct Downloaded {
     pub url: String,
 }
 
+/// A place a chat's page sent a request to after text was typed on it:
+/// what was typed may have gone there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sent {
+    pub chat: String,
+    /// The tool call that was running on that page, or last ran there.
+    pub call: Option<String>,
+    /// Its origin (`https://evil.example`).
+    pub to: String,
+}
+
 /// What a chat's last snapshot showed: what a call is classified against.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Known {
@@ -82,6 +93,8 @@ pub struct Known {
     pub elements: BTreeMap<String, Element>,
     /// Text was typed on this page that no navigation has sent yet.
     pub typed: bool,
+    /// Every origin this page has sent a request to, its own included.
+    pub contacted: Vec<String>,
 }
 
 pub(crate) struct Running {
@@ -101,6 +114,8 @@ pub struct Browser {
     pid: Mutex<Option<u32>>,
     downloads: mpsc::UnboundedSender<Downloaded>,
     downloaded: Mutex<Option<mpsc::UnboundedReceiver<Downloaded>>>,
+    sent: mpsc::UnboundedSender<Sent>,
+    sent_rx: Mutex<Option<mpsc::UnboundedReceiver<Sent>>>,
     me: std::sync::Weak<Browser>,
 }
 
@@ -121,6 +136,7 @@ impl Drop for Busy<'_> {
 impl Browser {
     pub fn new(config: Config) -> Arc<Browser> {
         let (tx, rx) = mpsc::unbounded_channel();
+        let (sent, sent_rx) = mpsc::unbounded_channel();
         Arc::new_cyclic(|me| Browser {
             config,
             running: tokio::sync::Mutex::new(None),
@@ -132,6 +148,8 @@ impl Browser {
             pid: Mutex::new(None),
             downloads: tx,
             downloaded: Mutex::new(Some(rx)),
+            sent,
+            sent_rx: Mutex::new(Some(sent_rx)),
             me: me.clone(),
         })
     }
@@ -143,6 +161,12 @@ impl Browser {
     /// Finished downloads, for whoever moves them (taken once).
     pub fn downloads(&self) -> Option<mpsc::UnboundedReceiver<Downloaded>> {
         lock(&self.downloaded).take()
+    }
+
+    /// Places pages reached after typing, for whoever marks the chats
+    /// (taken once).
+    pub fn sent(&self) -> Option<mpsc::UnboundedReceiver<Sent>> {
+        lock(&self.sent_rx).take()
     }
 
     fn touch(&self) {
@@ -239,6 +263,7 @@ impl Browser {
         self.touch();
         if let Some(me) = self.me.upgrade() {
             tokio::spawn(watch_downloads(me.clone(), conn.clone(), generation));
+            tokio::spawn(watch_requests(me.clone(), conn.clone(), generation));
             tokio::spawn(stop_when_idle(me, generation));
         }
         Ok(Running {
@@ -340,6 +365,67 @@ async fn stop_when_idle(browser: Arc<Browser>, generation: u64) {
         if browser.busy.load(Ordering::SeqCst) == 0 && browser.idle_for() >= idle {
             browser.stop().await;
             return;
+        }
+    }
+}
+
+/// Every request a tab makes, as Chromium's network layer sees it (the
+/// page can't hide one): kept for its page, and told when it comes after
+/// typing.
+async fn watch_requests(browser: Arc<Browser>, conn: Arc<Connection>, generation: u64) {
+    let mut events = conn.events();
+    loop {
+        let event = match events.recv().await {
+            Ok(e) => e,
+            // Events were missed: what the pages sent meanwhile is unknown,
+            // so every typed page is taken to have reached a place it can't
+            // name. Rare: the channel holds a thousand events.
+            Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                let tabs: Vec<_> = lock(&browser.tabs).values().cloned().collect();
+                for tab in tabs {
+                    if let Some(to) = lock(&tab.net).missed() {
+                        let _ = browser.sent.send(Sent {
+                            chat: tab.chat.clone(),
+                            call: tab.last_call(),
+                            to,
+                        });
+                    }
+                }
+                continue;
+            }
+            Err(_) => return,
+        };
+        if browser.current_generation() != generation {
+            return;
+        }
+        let p = &event.params;
+        let (url, new_page) = match event.method.as_str() {
+            "Network.requestWillBeSent" => (
+                p["request"]["url"].as_str().unwrap_or(""),
+                p["type"] == "Document",
+            ),
+            "Network.webSocketCreated" => (p["url"].as_str().unwrap_or(""), false),
+            _ => continue,
+        };
+        let Some(session) = event.session.as_deref() else {
+            continue;
+        };
+        let Some(tab) = lock(&browser.tabs)
+            .values()
+            .find(|t| t.session == session)
+            .cloned()
+        else {
+            continue;
+        };
+        // A document for the tab's own frame is a new page; a frame's is not.
+        let new_page = new_page && p["frameId"].as_str() == Some(tab.target.as_str());
+        let news = lock(&tab.net).request(url, new_page);
+        if let Some(to) = news {
+            let _ = browser.sent.send(Sent {
+                chat: tab.chat.clone(),
+                call: tab.last_call(),
+                to,
+            });
         }
     }
 }

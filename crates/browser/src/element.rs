@@ -31,6 +31,10 @@ pub struct Element {
     pub secret: bool,
     /// Text can be typed into it.
     pub editable: bool,
+    /// A field the page's own script reads as it is typed into (a
+    /// listener for input or keys on it, an ancestor, the document or the
+    /// window): typing there can send.
+    pub listened: bool,
     pub sends: Option<Sends>,
     /// A link's address, resolved.
     pub link: Option<String>,
@@ -50,6 +54,9 @@ impl Element {
         let mut out = format!("{} {}", self.r#ref, self.describe());
         if self.password {
             out.push_str(" password");
+        }
+        if self.listened {
+            out.push_str(" listened");
         }
         if let Some(s) = &self.sends {
             out.push_str(&format!(" sends {} {}", s.method, s.to));
@@ -188,6 +195,8 @@ pub fn judge(r#ref: &str, role: &str, name: &str, facts: &Facts<'_>) -> Element 
         password,
         secret,
         editable,
+        // Set from the page's listeners once the snapshot is built.
+        listened: false,
         sends,
         link,
     }

@@ -14,12 +14,16 @@
 //! port, and doesn't decide anything: the guard decides, from what this
 //! crate reads. A page can still do things by its own script when it is
 //! shown (that is the web); the site rule asks before the browser is used
-//! on each site of a marked chat.
+//! on each site of a marked chat. Typing into a field the page's script
+//! reads is a send (`listeners`), and every place a page reaches after
+//! typing is told (`network`), from Chromium's own network layer.
 
 mod browser;
 pub mod element;
 mod error;
 mod launch;
+mod listeners;
+mod network;
 mod pipe;
 pub mod redact;
 mod scripts;
@@ -27,7 +31,7 @@ pub mod snapshot;
 mod tab;
 pub mod words;
 
-pub use browser::{profile_folder, Browser, Config, Downloaded, Known, DEFAULT_IDLE};
+pub use browser::{profile_folder, Browser, Config, Downloaded, Known, Sent, DEFAULT_IDLE};
 pub use element::{Element, Sends};
 pub use error::BrowserError;
 pub use launch::find as find_chromium;

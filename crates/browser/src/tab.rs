@@ -12,6 +12,8 @@ use crate::element::Element;
 use crate::error::BrowserError;
 use crate::pipe::Connection;
 use crate::scripts;
+use crate::listeners::Listening;
+use crate::network::Net;
 use crate::snapshot::{self, Snapshot};
 
 const CALL: Duration = Duration::from_secs(15);
@@ -24,6 +26,8 @@ pub struct Tab {
     conn: Arc<Connection>,
     state: tokio::sync::Mutex<()>,
     last_call: std::sync::Mutex<Option<String>>,
+    /// What the page now shown has sent (see `network`).
+    pub(crate) net: std::sync::Mutex<Net>,
 }
 
 impl Tab {
@@ -54,6 +58,9 @@ pub struct Shown {
     pub snapshot: Snapshot,
     /// The page `back` returns to.
     pub back: Option<String>,
+    /// The origins this page has sent requests to since text was typed on
+    /// it, as Chromium's network layer saw them.
+    pub sent: Vec<String>,
 }
 
 /// A control as it is now, for binding: what [`Expect`] compares.
@@ -112,7 +119,9 @@ impl Browser {
             conn,
             state: tokio::sync::Mutex::new(()),
             last_call: std::sync::Mutex::new(None),
+            net: std::sync::Mutex::default(),
         });
+        tab.call("Network.enable", json!({})).await?;
         tab.call("Page.enable", json!({})).await?;
         tab.call("Accessibility.enable", json!({})).await?;
         tab.call(
@@ -319,6 +328,7 @@ impl Browser {
         )
         .await?;
         if !text.is_empty() {
+            lock(&tab.net).typing();
             tab.call("Input.insertText", json!({ "text": text }))
                 .await?;
         }
@@ -452,7 +462,15 @@ impl Browser {
         let dom = tab
             .call("DOM.getDocument", json!({ "depth": -1, "pierce": true }))
             .await?;
-        let snapshot = snapshot::build(&ax, &dom, &url, &title);
+        let mut snapshot = snapshot::build(&ax, &dom, &url, &title);
+        let listening = listening(tab, &dom).await;
+        for element in snapshot.elements.values_mut().filter(|e| e.editable) {
+            element.listened = ref_id(&element.r#ref).map_or(true, |id| listening.hears(id));
+        }
+        let (contacted, sent) = {
+            let net = lock(&tab.net);
+            (net.contacted(), net.after_typing())
+        };
         {
             let mut known = lock(&self.known);
             let k = known.entry(tab.chat.clone()).or_default();
@@ -462,9 +480,51 @@ impl Browser {
             k.url = url;
             k.back = back.clone();
             k.elements = snapshot.elements.clone();
+            k.contacted = contacted;
         }
-        Ok(Shown { snapshot, back })
+        Ok(Shown {
+            snapshot,
+            back,
+            sent,
+        })
     }
+}
+
+/// What the page's listeners hear, from Chromium's own list of them; when
+/// it can't be read, every field is taken as heard.
+async fn listening(tab: &Tab, dom: &Value) -> Listening {
+    const GROUP: &str = "conch-listeners";
+    let object = |expression: &'static str| async move {
+        let v = tab
+            .call(
+                "Runtime.evaluate",
+                json!({ "expression": expression, "objectGroup": GROUP }),
+            )
+            .await?;
+        v["result"]["objectId"]
+            .as_str()
+            .map(str::to_owned)
+            .ok_or_else(|| BrowserError::Protocol(format!("no {expression} to read")))
+    };
+    let read = async {
+        let document = object("document").await?;
+        let window = object("window").await?;
+        let on_nodes = tab
+            .call(
+                "DOMDebugger.getEventListeners",
+                json!({ "objectId": document, "depth": -1, "pierce": true }),
+            )
+            .await?;
+        let on_window = tab
+            .call("DOMDebugger.getEventListeners", json!({ "objectId": window }))
+            .await?;
+        Ok::<_, BrowserError>(Listening::read(dom, &on_nodes, &on_window))
+    };
+    let heard = read.await.unwrap_or_else(|_| Listening::everything());
+    let _ = tab
+        .call("Runtime.releaseObjectGroup", json!({ "objectGroup": GROUP }))
+        .await;
+    heard
 }
 
 async fn resolve(tab: &Tab, id: i64) -> Result<String, BrowserError> {

@@ -203,10 +203,11 @@ pub(crate) async fn review(
         let line = format!("Auto mode's reviewer can't approve a script it can't pin down: {why}");
         return record.keep(None, Some("script"), line).await;
     }
-    // A click in the browser is reviewed with the page it acts on, whole
-    // and redacted; the click then happens only on exactly that page.
+    // A click in the browser, or typing that the page's script reads, is
+    // reviewed with the page it acts on, whole and redacted; it then
+    // happens only on exactly that page.
     let page = match action {
-        Action::Browser(b) if b.op == BrowserOp::Click => match crate::browsing::look(chat).await {
+        Action::Browser(b) if b.op == BrowserOp::Click || b.sends.is_some() => match crate::browsing::look(chat).await {
             Ok(s) if s.hidden_values > 0 => {
                 let line = "This click would send a password or another secret field the reviewer can't see, so you're asked.";
                 return record.keep(None, Some("page"), line.to_owned()).await;

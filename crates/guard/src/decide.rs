@@ -281,7 +281,8 @@ pub fn decide(call: Call<'_>, chat: &ChatView, settings: &Settings) -> Decision 
         }
         // A click that sends asks as an integration that writes does, but
         // each time: the browser keeps its own "always" (per site, below).
-        Action::Browser(b) if careful && b.op == BrowserOp::Click && b.sends.is_some() => {
+        // So does typing that the page's own script reads as it is typed.
+        Action::Browser(b) if careful && b.sends.is_some() => {
             reasons.push(Reason {
                 rule: Rule::ModeAskBrowserSend,
                 offers: None,

@@ -63,8 +63,8 @@ pub enum Rule {
     /// Typing into a password field in the browser: asked in every mode,
     /// each time, never remembered.
     BrowserPassword,
-    /// Ask, Accept edits and Auto ask before a click that sends something
-    /// (Auto's reviewer first).
+    /// Ask, Accept edits and Auto ask before a click that sends something,
+    /// or typing that the page's own script reads (Auto's reviewer first).
     ModeAskBrowserSend,
     /// A chat that answers someone other than the owner (a chat app chat):
     /// reading the owner's files, memories, apps or a local address asks

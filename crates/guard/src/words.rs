@@ -74,7 +74,20 @@ fn browser_question(b: &BrowserAction) -> String {
         BrowserOp::Type if b.password => format!(
             "Can I type a password into {element}{on}? A password is asked about every time."
         ),
-        BrowserOp::Type => format!("Can I type into {element}{on}?"),
+        BrowserOp::Type => {
+            let mut q = format!("Can I type into {element}{on}?");
+            if let Some(send) = &b.sends {
+                q.push_str(" The page's own script reads what is typed there, so it can send it");
+                match send.reaches.as_slice() {
+                    [] => q.push('.'),
+                    sites => q.push_str(&format!(
+                        "; it has sent requests to {} too.",
+                        sites.join(", ")
+                    )),
+                }
+            }
+            q
+        }
         BrowserOp::Click => {
             let mut q = format!("Can I click {element}{on}?");
             if let Some(send) = &b.sends {

@@ -110,7 +110,8 @@ pub struct BrowserAction {
     pub element: Option<String>,
     /// A click that sends something: its name or its form's action says
     /// send, post, reply, submit, publish, pay, buy, transfer, or it
-    /// submits a form.
+    /// submits a form. Typing sends too where the page's own script reads
+    /// the field as it is typed into.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sends: Option<BrowserSend>,
     /// Typing into a password field.
@@ -132,6 +133,10 @@ pub struct BrowserSend {
     /// Its words say pay, buy, order, transfer…: it could spend money.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub spends: bool,
+    /// For typing that the page's own script reads: the other sites the
+    /// page has sent requests to so far, where it could send what is typed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reaches: Vec<String>,
 }
 
 impl BrowserAction {
@@ -143,8 +148,10 @@ impl BrowserAction {
                 out.push(self.site.as_str());
             }
             if let Some(send) = &self.sends {
-                if !send.site.is_empty() && !out.contains(&send.site.as_str()) {
-                    out.push(send.site.as_str());
+                for site in std::iter::once(&send.site).chain(&send.reaches) {
+                    if !site.is_empty() && !out.contains(&site.as_str()) {
+                        out.push(site.as_str());
+                    }
                 }
             }
         }

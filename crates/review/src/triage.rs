@@ -139,6 +139,7 @@ mod tests {
                     to: "https://shop.example/send".into(),
                     site: "shop.example".into(),
                     spends,
+                    reaches: Vec::new(),
                 }),
                 password: false,
                 typed: false,

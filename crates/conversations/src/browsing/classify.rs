@@ -48,7 +48,7 @@ pub(crate) fn specs() -> Vec<ToolSpec> {
         },
         ToolSpec {
             name: TYPE.to_owned(),
-            description: "Type text into a field on the browser's page by its ref, replacing what it had. Nothing is sent until a control that sends is clicked. Typing into a password field always asks the owner.".to_owned(),
+            description: "Type text into a field on the browser's page by its ref, replacing what it had. Where the page's own script reads the field as it is typed into, typing is sending and is treated as a click that sends. Typing into a password field always asks the owner.".to_owned(),
             schema: json!({
                 "type": "object",
                 "properties": {
@@ -80,8 +80,14 @@ fn field<'a>(input: &'a Value, name: &str) -> Result<&'a str, String> {
 
 /// The site of an address; for one that isn't http(s) (a form that sends
 /// to `mailto:`), the address itself, so it is a site of its own.
-fn site_of(url: &str) -> String {
-    guard::site::of_url(url).unwrap_or_else(|| url.trim().to_owned())
+/// A WebSocket's address is its site's too.
+pub(crate) fn site_of(url: &str) -> String {
+    let url = url.trim();
+    let web = url
+        .strip_prefix("ws")
+        .filter(|r| r.starts_with("://") || r.starts_with("s://"))
+        .map(|r| format!("http{r}"));
+    guard::site::of_url(web.as_deref().unwrap_or(url)).unwrap_or_else(|| url.to_owned())
 }
 
 const NO_PAGE: &str =
@@ -156,6 +162,7 @@ pub(crate) fn classify(known: Option<&Known>, name: &str, input: &Value) -> Resu
                 },
                 to: s.to.clone(),
                 spends: s.spends,
+                reaches: Vec::new(),
             });
             action
         }
@@ -171,6 +178,26 @@ pub(crate) fn classify(known: Option<&Known>, name: &str, input: &Value) -> Resu
             let mut action = page(BrowserOp::Type, known);
             action.element = Some(element.describe());
             action.password = element.password;
+            // The page's own script reads this field as it is typed into:
+            // typing is sending, to the page's site and wherever the page
+            // has already sent requests.
+            if element.listened {
+                let own = site_of(&known.url);
+                let mut reaches: Vec<String> = known
+                    .contacted
+                    .iter()
+                    .map(|o| site_of(o))
+                    .filter(|s| !s.is_empty() && *s != own)
+                    .collect();
+                reaches.sort();
+                reaches.dedup();
+                action.sends = Some(BrowserSend {
+                    to: String::new(),
+                    site: own,
+                    spends: false,
+                    reaches,
+                });
+            }
             action
         }
         other => return Err(tools::no_such_tool(other)),
@@ -196,6 +223,7 @@ mod tests {
             password: false,
             secret: false,
             editable: false,
+            listened: false,
             sends: None,
             link: None,
         };

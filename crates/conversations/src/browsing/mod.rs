@@ -1,7 +1,8 @@
 //! Conch's browser in a chat (ADR 0028 §1, ADR 0144): the `browser_*`
 //! tools, classified against the chat's page (`classify`), run once the
-//! approval path lets them (`run`), and downloads, which land in the
-//! chat's work folder and mark it (`downloads`).
+//! approval path lets them (`run`), downloads, which land in the chat's
+//! work folder and mark it (`downloads`), and the places a page reached
+//! after typing, which mark it too (`sent`).
 //!
 //! One browser serves every chat (each has its own tab); `conch serve`
 //! gives it to the chats with [`crate::Chats::use_browser`]. Without one,
@@ -10,6 +11,7 @@
 mod classify;
 mod downloads;
 mod run;
+mod sent;
 
 use std::sync::Arc;
 
@@ -21,6 +23,7 @@ pub(crate) use classify::{is_browser_tool, specs};
 pub use classify::{BACK, CLICK, OPEN, SCREENSHOT, SNAPSHOT, TYPE};
 pub(crate) use downloads::watch as watch_downloads;
 pub(crate) use run::run;
+pub(crate) use sent::watch as watch_sent;
 
 /// The browser `chat` uses, if Conch has one.
 pub(crate) fn browser_of(chat: &Chat) -> Option<Arc<Browser>> {

@@ -89,7 +89,7 @@ pub(crate) async fn run(chat: &Arc<Chat>, call: &ToolCall, action: &Action) -> O
         },
     };
     match result {
-        Ok((shown, screenshot)) => shown_outcome(&call.name, &shown, screenshot, approved.password),
+        Ok((shown, screenshot)) => shown_outcome(&call.name, &shown, screenshot, approved),
         Err(e @ BrowserError::Changed(_)) => Outcome {
             ok: false,
             output: e.to_string(),
@@ -102,7 +102,12 @@ pub(crate) async fn run(chat: &Arc<Chat>, call: &ToolCall, action: &Action) -> O
 /// What the model reads after a call, and the facts the chat keeps: the
 /// page's address and site (which mark the chat), its title, and the
 /// screenshot's file.
-fn shown_outcome(tool: &str, shown: &Shown, screenshot: Option<String>, password: bool) -> Outcome {
+fn shown_outcome(
+    tool: &str,
+    shown: &Shown,
+    screenshot: Option<String>,
+    approved: &protocol::BrowserAction,
+) -> Outcome {
     let s = &shown.snapshot;
     let site = guard::site::of_url(&s.url).unwrap_or_default();
     let mut text = s.text.clone();
@@ -112,11 +117,23 @@ fn shown_outcome(tool: &str, shown: &Shown, screenshot: Option<String>, password
     }
     let mut head = String::new();
     if tool == classify::TYPE {
-        head.push_str(if password {
+        head.push_str(if approved.password {
             "Typed into the password field (its value is never shown).\n"
+        } else if approved.sends.is_some() {
+            "Typed. The page's own script reads this field, so what was typed may already be sent.\n"
+        } else if shown.sent.is_empty() {
+            "Typed. Nothing is sent until a control that sends is clicked, unless the page's own script sends it.\n"
         } else {
-            "Typed. Nothing is sent until a control that sends is clicked.\n"
+            "Typed.\n"
         });
+    }
+    // Said after every call on a typed page, from what the browser saw
+    // the page request, not from what the page claims.
+    if !shown.sent.is_empty() {
+        head.push_str(&format!(
+            "Since text was typed on this page, it has sent requests to {}.\n",
+            shown.sent.join(", ")
+        ));
     }
     if let Some(name) = &screenshot {
         head.push_str(&format!(
@@ -137,6 +154,9 @@ fn shown_outcome(tool: &str, shown: &Shown, screenshot: Option<String>, password
     }
     if let Some(name) = screenshot {
         detail["screenshot"] = json!(name);
+    }
+    if !shown.sent.is_empty() {
+        detail["sent_after_typing"] = json!(shown.sent);
     }
     Outcome::ok(format!("{head}{text}"), Some(detail))
 }

@@ -42,6 +42,7 @@ fn send(url: &str, to: &str) -> Action {
             to: to.into(),
             site: crate::site::of_url(to).unwrap_or_default(),
             spends: false,
+            reaches: Vec::new(),
         }),
         ..on(BrowserOp::Click, url)
     })
@@ -49,6 +50,20 @@ fn send(url: &str, to: &str) -> Action {
 fn type_text(url: &str) -> Action {
     Action::Browser(BrowserAction {
         element: Some("textbox \"Email\"".into()),
+        ..on(BrowserOp::Type, url)
+    })
+}
+/// Typing into a field the page's own script reads, on a page that has
+/// sent requests to `reaches` too.
+fn type_read(url: &str, reaches: &[&str]) -> Action {
+    Action::Browser(BrowserAction {
+        element: Some("textbox \"Search\"".into()),
+        sends: Some(BrowserSend {
+            to: String::new(),
+            site: crate::site::of_url(url).unwrap_or_default(),
+            spends: false,
+            reaches: reaches.iter().map(|s| s.to_string()).collect(),
+        }),
         ..on(BrowserOp::Type, url)
     })
 }
@@ -269,7 +284,38 @@ fn the_browser_table() {
             ask_no_always(&["mode.ask-browser-send"]),
         ));
     }
+    for mode in [A, E, U] {
+        let m = mode.as_str();
+        rows.push(row(
+            &format!("mode.ask-browser-send: {m}, typing that the page's script reads asks, each time"),
+            mode,
+            covered(&["browser:files.example"]),
+            type_read(FILES, &[]),
+            ask_no_always(&["mode.ask-browser-send"]),
+        ));
+        rows.push(row(
+            &format!("mode.ask-browser-send: {m}, typing into a field no script reads runs"),
+            mode,
+            spec(),
+            type_text(FILES),
+            Want::Allow,
+        ));
+    }
     rows.extend([
+        row(
+            "mode.ask-browser-send: full trust, unmarked, typing the script reads runs",
+            F,
+            spec(),
+            type_read(FILES, &["drop.example"]),
+            Want::Allow,
+        ),
+        row(
+            "after-reading.browser-site: full trust, typing on a page whose script reached another site asks for that site",
+            F,
+            covered(&["browser:files.example"]),
+            type_read(FILES, &["drop.example"]),
+            ask(&["after-reading.browser-site"]),
+        ),
         row(
             "mode.ask-browser-send: full trust, unmarked, a send runs",
             F,
