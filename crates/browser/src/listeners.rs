@@ -111,7 +111,12 @@ fn parents(dom: &Value) -> HashMap<i64, i64> {
         }
         let here = id.or(up);
         for key in ["children", "shadowRoots", "pseudoElements"] {
-            for child in node.get(key).and_then(Value::as_array).into_iter().flatten() {
+            for child in node
+                .get(key)
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
                 stack.push((child, here));
             }
         }

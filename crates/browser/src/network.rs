@@ -80,7 +80,8 @@ mod tests {
         assert_eq!(net.request("https://cdn.example/a.js", false), None);
         net.typing();
         assert_eq!(
-            net.request("https://evil.example/c?q=Zoë", false).as_deref(),
+            net.request("https://evil.example/c?q=Zoë", false)
+                .as_deref(),
             Some("https://evil.example")
         );
         assert_eq!(net.request("https://evil.example/c?q=more", false), None);
@@ -89,7 +90,10 @@ mod tests {
             Some("wss://evil.example:8443")
         );
         assert_eq!(net.request("data:text/plain,hi", false), None);
-        assert_eq!(net.after_typing(), ["https://evil.example", "wss://evil.example:8443"]);
+        assert_eq!(
+            net.after_typing(),
+            ["https://evil.example", "wss://evil.example:8443"]
+        );
         assert_eq!(net.contacted().len(), 4);
         // The page the typing is sent to by navigating is news too; then the
         // new page starts afresh.

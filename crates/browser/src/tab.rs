@@ -10,10 +10,10 @@ use serde_json::{json, Value};
 use crate::browser::{lock, Browser};
 use crate::element::Element;
 use crate::error::BrowserError;
-use crate::pipe::Connection;
-use crate::scripts;
 use crate::listeners::Listening;
 use crate::network::Net;
+use crate::pipe::Connection;
+use crate::scripts;
 use crate::snapshot::{self, Snapshot};
 
 const CALL: Duration = Duration::from_secs(15);
@@ -516,13 +516,19 @@ async fn listening(tab: &Tab, dom: &Value) -> Listening {
             )
             .await?;
         let on_window = tab
-            .call("DOMDebugger.getEventListeners", json!({ "objectId": window }))
+            .call(
+                "DOMDebugger.getEventListeners",
+                json!({ "objectId": window }),
+            )
             .await?;
         Ok::<_, BrowserError>(Listening::read(dom, &on_nodes, &on_window))
     };
     let heard = read.await.unwrap_or_else(|_| Listening::everything());
     let _ = tab
-        .call("Runtime.releaseObjectGroup", json!({ "objectGroup": GROUP }))
+        .call(
+            "Runtime.releaseObjectGroup",
+            json!({ "objectGroup": GROUP }),
+        )
         .await;
     heard
 }

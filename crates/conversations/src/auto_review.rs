@@ -207,22 +207,25 @@ pub(crate) async fn review(
     // reviewed with the page it acts on, whole and redacted; it then
     // happens only on exactly that page.
     let page = match action {
-        Action::Browser(b) if b.op == BrowserOp::Click || b.sends.is_some() => match crate::browsing::look(chat).await {
-            Ok(s) if s.hidden_values > 0 => {
-                let line = "This click would send a password or another secret field the reviewer can't see, so you're asked.";
-                return record.keep(None, Some("page"), line.to_owned()).await;
+        Action::Browser(b) if b.op == BrowserOp::Click || b.sends.is_some() => {
+            match crate::browsing::look(chat).await {
+                Ok(s) if s.hidden_values > 0 => {
+                    let line = "This click would send a password or another secret field the reviewer can't see, so you're asked.";
+                    return record.keep(None, Some("page"), line.to_owned()).await;
+                }
+                Ok(s) if s.complete => Some(s.redacted),
+                Ok(_) => {
+                    let line = "Part of the page is in frames Auto mode's reviewer can't see, so you're asked.";
+                    return record.keep(None, Some("page"), line.to_owned()).await;
+                }
+                Err(e) => {
+                    let line = format!(
+                        "Auto mode's reviewer couldn't read the page, so you're asked. {e}"
+                    );
+                    return record.keep(None, Some("page"), line).await;
+                }
             }
-            Ok(s) if s.complete => Some(s.redacted),
-            Ok(_) => {
-                let line = "Part of the page is in frames Auto mode's reviewer can't see, so you're asked.";
-                return record.keep(None, Some("page"), line.to_owned()).await;
-            }
-            Err(e) => {
-                let line =
-                    format!("Auto mode's reviewer couldn't read the page, so you're asked. {e}");
-                return record.keep(None, Some("page"), line).await;
-            }
-        },
+        }
         _ => None,
     };
     let input = match review::build_with_page(

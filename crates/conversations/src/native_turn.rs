@@ -27,6 +27,9 @@ struct Seen {
     inputs: HashMap<String, serde_json::Value>,
     /// Calls the gate refused: they ran nothing, so they mark nothing.
     refused: std::collections::HashSet<String>,
+    /// When each command was first seen: its writes are the work folder's
+    /// files changed since (see `ledger::after_command`).
+    began: HashMap<String, std::time::SystemTime>,
 }
 
 /// A native tool call as the action it would take. An app's tool
@@ -417,6 +420,14 @@ async fn log_event(
             // A call the gate never saw (the engine's own bookkeeping, or
             // one its sandbox refused before asking) is still recorded.
             let action = gate.classify(&call).ok();
+            if matches!(action, Some(Action::Command { .. })) {
+                gate.seen
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .began
+                    .entry(call.id.clone())
+                    .or_insert_with(std::time::SystemTime::now);
+            }
             if gate.action_of(&call.id).is_none() || action.is_some() {
                 gate.called(
                     &call,
@@ -445,6 +456,16 @@ async fn log_event(
             // printing a page).
             if let Some(action) = action.filter(|_| !gate.refused(&id)) {
                 crate::ledger::after_call(chat, &action, ok, found.as_deref()).await;
+                // An engine's command writes as Conch's own do.
+                let began = gate
+                    .seen
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .began
+                    .remove(&id);
+                if let (Action::Command { .. }, Some(began)) = (&action, began) {
+                    crate::ledger::after_command(chat, began).await;
+                }
                 if let Some((source, what)) = guard::mark_for(&action, None) {
                     chat.mark(source, what, Some(id)).await?;
                 }

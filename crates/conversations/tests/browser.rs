@@ -876,7 +876,11 @@ async fn typing_a_page_reads_is_a_send_and_what_it_then_reaches_marks_the_chat()
     w.step(
         &chat,
         "Open the shop",
-        call("c1", "browser_open", json!({"url": w.url("shop.example", "/shop")})),
+        call(
+            "c1",
+            "browser_open",
+            json!({"url": w.url("shop.example", "/shop")}),
+        ),
     )
     .await;
     // The note box: no script listens, so typing is no send; the site's
@@ -886,7 +890,11 @@ async fn typing_a_page_reads_is_a_send_and_what_it_then_reaches_marks_the_chat()
         .step(
             &chat,
             "Note it",
-            call("c2", "browser_type", json!({"ref": note, "text": "für Zoë"})),
+            call(
+                "c2",
+                "browser_type",
+                json!({"ref": note, "text": "für Zoë"}),
+            ),
         )
         .await;
     let ask = asks(&events).pop().expect("the site's first use asks");
@@ -899,9 +907,11 @@ async fn typing_a_page_reads_is_a_send_and_what_it_then_reaches_marks_the_chat()
     assert!(finished(&events, "c2").ok);
     // The page's timer sent the note to drop.example: the browser saw the
     // request, and the chat is marked with that site.
-    let events = until(&chat, 0, |e| {
-        matches!(&e.body, Body::Taint(t) if t.what == "drop.example")
-    })
+    let events = until(
+        &chat,
+        0,
+        |e| matches!(&e.body, Body::Taint(t) if t.what == "drop.example"),
+    )
     .await;
     assert!(w
         .site
@@ -925,7 +935,11 @@ async fn typing_a_page_reads_is_a_send_and_what_it_then_reaches_marks_the_chat()
         .step(
             &chat,
             "Search for shoes",
-            call("c3", "browser_type", json!({"ref": search, "text": "shoes"})),
+            call(
+                "c3",
+                "browser_type",
+                json!({"ref": search, "text": "shoes"}),
+            ),
         )
         .await;
     let ask = asks(&events).pop().expect("typing the script reads asks");
@@ -935,13 +949,19 @@ async fn typing_a_page_reads_is_a_send_and_what_it_then_reaches_marks_the_chat()
         ask.why
     );
     assert!(
-        ask.question.contains("The page's own script reads what is typed there")
+        ask.question
+            .contains("The page's own script reads what is typed there")
             && ask.question.contains("drop.example"),
         "{}",
         ask.question
     );
     assert!(
-        !w.site.posted.lock().unwrap().iter().any(|p| p.starts_with("evil.example")),
+        !w.site
+            .posted
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|p| p.starts_with("evil.example")),
         "nothing was typed before the yes"
     );
     let n = chat.log.events_after(0).unwrap().len();
@@ -956,9 +976,11 @@ async fn typing_a_page_reads_is_a_send_and_what_it_then_reaches_marks_the_chat()
         "{}",
         f.output
     );
-    until(&chat, 0, |e| {
-        matches!(&e.body, Body::Taint(t) if t.what == "evil.example")
-    })
+    until(
+        &chat,
+        0,
+        |e| matches!(&e.body, Body::Taint(t) if t.what == "evil.example"),
+    )
     .await;
     assert!(w
         .site

@@ -287,7 +287,9 @@ fn the_browser_table() {
     for mode in [A, E, U] {
         let m = mode.as_str();
         rows.push(row(
-            &format!("mode.ask-browser-send: {m}, typing that the page's script reads asks, each time"),
+            &format!(
+                "mode.ask-browser-send: {m}, typing that the page's script reads asks, each time"
+            ),
             mode,
             covered(&["browser:files.example"]),
             type_read(FILES, &[]),
