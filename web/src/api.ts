@@ -342,4 +342,6 @@ export const api = {
   stopHolding: (id: string, skill: string) =>
     call<unknown>("POST", `/api/chats/${id}/skills/${encodeURIComponent(skill)}/stop-holding`),
   skills: () => call<Skill[]>("GET", "/api/skills"),
+  /** Takes a file's mark off for later readers (a person only). */
+  clearMark: (path: string) => call<{ path: string; cleared: boolean }>("POST", "/api/marks/clear", { path }),
 };

@@ -65,6 +65,9 @@ export interface ToolEntry {
   review?: { outcome: string; reason?: string; problem?: string };
   /** The question it asked, when it asked one. */
   question?: Question;
+  /** Files it read that carry a mark (the ledger's): each file's path and
+   *  what the chat that wrote it had read. */
+  fileMarks?: { path: string; what: string }[];
 }
 
 export type Entry = (
@@ -237,6 +240,10 @@ export function fold(events: Event[]): Folded {
         break;
       case "taint":
         marked = true;
+        if (typeof e.path === "string" && e.path) {
+          const tool = tools.get(s(e.call));
+          if (tool) (tool.fileMarks ??= []).push({ path: e.path, what: s(e.what) });
+        }
         if (typeof e.says === "string" && e.says) {
           entries.push({ type: "marked", seq: e.seq, says: e.says });
         }

@@ -94,6 +94,7 @@ fn write_chat(dir: &std::path::Path, chat: usize) {
                 call: None,
                 says: None,
                 from: None,
+                path: None,
             }));
         }
         push(Body::Reply(Reply {

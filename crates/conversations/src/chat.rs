@@ -322,6 +322,19 @@ impl Chat {
         call: Option<String>,
         from: Option<String>,
     ) -> Result<(), crate::log::LogError> {
+        self.mark_with(source, what, call, from, None).await
+    }
+
+    /// A mark that came with a file: the path is kept, so the owner can
+    /// clear the file's mark from the card of the call that read it.
+    pub(crate) async fn mark_with(
+        &self,
+        source: protocol::MarkSource,
+        what: String,
+        call: Option<String>,
+        from: Option<String>,
+        path: Option<String>,
+    ) -> Result<(), crate::log::LogError> {
         let (first, then) = self.log.with_view(|v| {
             let mode = v.mode.unwrap_or(protocol::Mode::Ask);
             (
@@ -337,6 +350,7 @@ impl Chat {
                 call,
                 says,
                 from,
+                path,
             }))
             .await?;
         Ok(())

@@ -287,7 +287,13 @@ impl Ledger {
 /// results (`found`, what the call gave back) quote a line of one
 /// (`path:…`, as search_files and Grep show a match; a listing only names
 /// it, and doesn't mark). For Conch's own tools and the engines'.
-pub(crate) async fn after_call(chat: &Chat, action: &Action, ok: bool, found: Option<&str>) {
+pub(crate) async fn after_call(
+    chat: &Chat,
+    call: &str,
+    action: &Action,
+    ok: bool,
+    found: Option<&str>,
+) {
     if !ok {
         return;
     }
@@ -345,7 +351,15 @@ pub(crate) async fn after_call(chat: &Chat, action: &Action, ok: bool, found: Op
                 });
                 if !already {
                     let from = (!note.chat.is_empty()).then(|| note.chat.clone());
-                    let _ = chat.mark_from(MarkSource::Carried, what, None, from).await;
+                    let _ = chat
+                        .mark_with(
+                            MarkSource::Carried,
+                            what,
+                            Some(call.to_owned()),
+                            from,
+                            Some(path),
+                        )
+                        .await;
                 }
             }
         }

@@ -455,7 +455,7 @@ async fn log_event(
             // other marks, even when it failed (a command can fail after
             // printing a page).
             if let Some(action) = action.filter(|_| !gate.refused(&id)) {
-                crate::ledger::after_call(chat, &action, ok, found.as_deref()).await;
+                crate::ledger::after_call(chat, &id, &action, ok, found.as_deref()).await;
                 // An engine's command writes as Conch's own do.
                 let began = gate
                     .seen

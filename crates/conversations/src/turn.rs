@@ -269,7 +269,7 @@ async fn one_call(
     let ran = outcome.ok;
     let found = matches!(action, Action::LookAround { .. }).then(|| outcome.output.clone());
     chat.log.append(finish(outcome)).await?;
-    crate::ledger::after_call(chat, &action, ran, found.as_deref()).await;
+    crate::ledger::after_call(chat, &call.id, &action, ran, found.as_deref()).await;
     if matches!(action, Action::Command { .. }) {
         crate::ledger::after_command(chat, began).await;
     }

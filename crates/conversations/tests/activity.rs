@@ -74,6 +74,7 @@ fn pages_go_back_in_time_without_skipping_or_repeating() {
                     call: None,
                     says: None,
                     from: None,
+                    path: None,
                 }),
             ),
         ],

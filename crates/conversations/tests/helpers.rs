@@ -104,6 +104,7 @@ async fn holds_and_marks_flow_down_and_what_the_helper_did_flows_up() {
             call: None,
             says: None,
             from: None,
+            path: None,
         }))
         .await
         .unwrap();

@@ -83,6 +83,8 @@ pub fn router(state: AppState) -> Router {
             axum::routing::patch(routes::memories::edit).delete(routes::memories::forget),
         )
         .route("/api/memories/{id}/keep", post(routes::memories::keep))
+        .route("/api/marks", get(routes::marks::list))
+        .route("/api/marks/clear", post(routes::marks::clear))
         .route(
             "/api/settings/safety",
             get(routes::security::safety).post(routes::security::set_safety),

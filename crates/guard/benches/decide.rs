@@ -85,6 +85,7 @@ fn chat(events: u64, marks: u64, always: u64) -> Vec<Event> {
                     call: Some(call.clone()),
                     says: None,
                     from: None,
+                    path: None,
                 }),
             );
             made_marks += 1;

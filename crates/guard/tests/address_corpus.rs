@@ -75,6 +75,7 @@ fn chat(owner: &str, pages: &[String]) -> ChatView {
                 call: Some(call),
                 says: None,
                 from: None,
+                path: None,
             }),
         ));
     }

@@ -364,4 +364,8 @@ pub struct Taint {
     /// uses).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub from: Option<String>,
+    /// For a mark that came with a file (the ledger's): that file's path,
+    /// so the owner can clear it from the card.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
 }

@@ -723,6 +723,7 @@ mod tests {
                 call: call.map(String::from),
                 says: None,
                 from: None,
+                path: None,
             }),
         )
     }

@@ -1,4 +1,6 @@
+import { useState } from "preact/hooks";
 import type { ToolEntry } from "../events";
+import { api } from "../api";
 import { outcome } from "../words";
 
 function Diff({ text }: { text: string }) {
@@ -35,6 +37,40 @@ function Reached({ detail }: { detail: Record<string, unknown> }) {
   const hosts = Array.isArray(detail.reached_hosts) ? detail.reached_hosts.filter((h): h is string => typeof h === "string") : [];
   if (detail.network_observed !== true || hosts.length === 0) return null;
   return <p class="meta reached">Downloaded from {hosts.join(", ")}</p>;
+}
+
+/** A file this call read that carries a mark: what its writer had read,
+ *  and the owner's way to clear it. Clearing takes the mark off the file
+ *  for later readers; this chat stays marked. */
+function FileMark({ path, what }: { path: string; what: string }) {
+  const [state, setState] = useState<"marked" | "clearing" | "cleared" | "none" | string>("marked");
+  const name = path.split("/").pop() || path;
+  const clear = async () => {
+    if (!confirm(`Clear the mark on ${name}? Chats that read it from now on won't be marked. This chat stays marked.`)) return;
+    setState("clearing");
+    try {
+      const r = await api.clearMark(path);
+      setState(r.cleared ? "cleared" : "none");
+    } catch (e) {
+      setState(e instanceof Error ? e.message : String(e));
+    }
+  };
+  return (
+    <p class="meta file-mark">
+      <span>
+        Reading {name} marked this chat. It came from {what}.
+      </span>{" "}
+      {state === "marked" && (
+        <button type="button" class="link" onClick={clear}>
+          Clear its mark
+        </button>
+      )}
+      {state === "clearing" && <span>Clearing…</span>}
+      {state === "cleared" && <span>Cleared: reading {name} no longer marks a chat. This chat stays marked.</span>}
+      {state === "none" && <span>{name} carries no mark now.</span>}
+      {!["marked", "clearing", "cleared", "none"].includes(state) && <span role="alert">{state}</span>}
+    </p>
+  );
 }
 
 /** One tool call and its result: a command with its output and exit code, a
@@ -115,6 +151,7 @@ export function ToolCard({ entry, chat }: { entry: ToolEntry; chat?: string }) {
       </summary>
       {entry.review && <p class={`meta review ${entry.review.outcome}`}>{reviewSays(entry.review)}</p>}
       {body}
+      {entry.fileMarks?.map((m) => <FileMark key={m.path} path={m.path} what={m.what} />)}
     </details>
   );
 }

@@ -7,6 +7,7 @@ pub mod browser;
 pub mod chats;
 pub mod health;
 pub mod keys;
+pub mod marks;
 pub mod memories;
 pub mod notifications;
 pub mod pages;

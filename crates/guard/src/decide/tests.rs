@@ -242,6 +242,7 @@ fn fold(spec: &ChatSpec) -> ChatView {
                 call: None,
                 says: None,
                 from: None,
+                path: None,
             }),
         ));
     }
@@ -294,6 +295,7 @@ fn fold(spec: &ChatSpec) -> ChatView {
                 call: Some(call),
                 says: None,
                 from: None,
+                path: None,
             }),
         ));
     }
@@ -2034,6 +2036,7 @@ fn narrow_always_covers_its_program_and_subcommand_only() {
             call: None,
             says: None,
             from: None,
+            path: None,
         }),
     ));
     let got = decide_in(&ChatView::fold(&marked_events), &git("git push"));

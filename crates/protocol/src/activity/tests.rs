@@ -75,6 +75,7 @@ fn every_kind_of_event() {
             call: Some("c2".into()),
             says: None,
             from: None,
+            path: None,
         }),
     ));
     apply(called(
@@ -529,6 +530,7 @@ fn an_apps_tool_by_its_engine_name_and_what_it_returned() {
                 call: Some("c1".into()),
                 says: None,
                 from: None,
+                path: None,
             }),
         ),
         called(4, "c2", "mcp__mail__send-now", json!({})),
