@@ -130,3 +130,37 @@ async fn the_memories_page_routes() {
         .await;
     assert_eq!(res.status(), StatusCode::BAD_REQUEST);
 }
+
+/// A script that could clear a file's mark could launder a stranger's
+/// words through the file: clearing is a person's, as keeping a memory is.
+#[tokio::test]
+async fn a_script_cant_clear_a_files_mark_and_a_person_can() {
+    let s = common::start().await;
+    let path = s.root().join("TODO.md").to_string_lossy().into_owned();
+    let ledger = conversations::ledger::Ledger::new(&s.root());
+    ledger.wrote(&path, vec!["read news.example".into()], "chat-1");
+    let list: Value = s.get_json("/api/marks").await;
+    assert_eq!(list["files"][0]["path"], path.as_str(), "{list}");
+    assert_eq!(list["files"][0]["marks"][0], "read news.example");
+
+    let (_, key) = gateway::auth::keys::create(&s.root(), "cleaner").unwrap();
+    let res = reqwest::Client::new()
+        .post(format!("{}/api/marks/clear", s.url))
+        .bearer_auth(&key)
+        .json(&json!({ "path": path }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::FORBIDDEN);
+    assert!(ledger.known(&path, None).is_some(), "still marked");
+
+    let res = s.post("/api/marks/clear", &json!({ "path": path })).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let body: Value = res.json().await.unwrap();
+    assert_eq!(body["cleared"], true);
+    let list: Value = s.get_json("/api/marks").await;
+    assert_eq!(list["files"], json!([]));
+    let res = s.post("/api/marks/clear", &json!({ "path": path })).await;
+    let body: Value = res.json().await.unwrap();
+    assert_eq!(body["cleared"], false, "nothing left to clear");
+}
