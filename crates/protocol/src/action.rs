@@ -113,7 +113,8 @@ pub struct BrowserAction {
     /// submits a form. Typing sends too where the page's own script reads
     /// the field as it is typed into.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sends: Option<BrowserSend>,
+    /// Boxed: most actions send nothing, and the log's events stay small.
+    pub sends: Option<Box<BrowserSend>>,
     /// Typing into a password field.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub password: bool,

@@ -135,12 +135,12 @@ mod tests {
                 url: "https://shop.example/".into(),
                 site: "shop.example".into(),
                 element: Some("button \"Send\"".into()),
-                sends: Some(protocol::BrowserSend {
+                sends: Some(Box::new(protocol::BrowserSend {
                     to: "https://shop.example/send".into(),
                     site: "shop.example".into(),
                     spends,
                     reaches: Vec::new(),
-                }),
+                })),
                 password: false,
                 typed: false,
             })

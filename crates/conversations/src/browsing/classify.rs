@@ -154,15 +154,17 @@ pub(crate) fn classify(known: Option<&Known>, name: &str, input: &Value) -> Resu
             let (known, element) = control(known, input)?;
             let mut action = page(BrowserOp::Click, known);
             action.element = Some(element.describe());
-            action.sends = element.sends.as_ref().map(|s| BrowserSend {
-                site: if s.to.is_empty() {
-                    site_of(&known.url)
-                } else {
-                    site_of(&s.to)
-                },
-                to: s.to.clone(),
-                spends: s.spends,
-                reaches: Vec::new(),
+            action.sends = element.sends.as_ref().map(|s| {
+                Box::new(BrowserSend {
+                    site: if s.to.is_empty() {
+                        site_of(&known.url)
+                    } else {
+                        site_of(&s.to)
+                    },
+                    to: s.to.clone(),
+                    spends: s.spends,
+                    reaches: Vec::new(),
+                })
             });
             action
         }
@@ -191,12 +193,12 @@ pub(crate) fn classify(known: Option<&Known>, name: &str, input: &Value) -> Resu
                     .collect();
                 reaches.sort();
                 reaches.dedup();
-                action.sends = Some(BrowserSend {
+                action.sends = Some(Box::new(BrowserSend {
                     to: String::new(),
                     site: own,
                     spends: false,
                     reaches,
-                });
+                }));
             }
             action
         }

@@ -38,12 +38,12 @@ fn click(url: &str) -> Action {
 fn send(url: &str, to: &str) -> Action {
     Action::Browser(BrowserAction {
         element: Some("button \"Send\"".into()),
-        sends: Some(BrowserSend {
+        sends: Some(Box::new(BrowserSend {
             to: to.into(),
             site: crate::site::of_url(to).unwrap_or_default(),
             spends: false,
             reaches: Vec::new(),
-        }),
+        })),
         ..on(BrowserOp::Click, url)
     })
 }
@@ -58,12 +58,12 @@ fn type_text(url: &str) -> Action {
 fn type_read(url: &str, reaches: &[&str]) -> Action {
     Action::Browser(BrowserAction {
         element: Some("textbox \"Search\"".into()),
-        sends: Some(BrowserSend {
+        sends: Some(Box::new(BrowserSend {
             to: String::new(),
             site: crate::site::of_url(url).unwrap_or_default(),
             spends: false,
             reaches: reaches.iter().map(|s| s.to_string()).collect(),
-        }),
+        })),
         ..on(BrowserOp::Type, url)
     })
 }
