@@ -4,9 +4,14 @@ use protocol::{Action, BrowserOp, ChatView, Mode};
 
 use crate::address;
 use crate::policy::Policy;
-use crate::protect::{powers_in, Protected};
+use crate::protect::Protected;
 use crate::rules::Rule;
 use crate::words;
+
+mod marks;
+mod mode;
+mod people;
+mod refuse;
 
 /// The call being judged.
 #[derive(Debug, Clone, Copy)]
@@ -136,6 +141,27 @@ struct Reason {
     satisfied_by: Vec<String>,
 }
 
+impl Reason {
+    /// A reason no "always" answers: asked each time.
+    fn each_time(rule: Rule) -> Reason {
+        Reason {
+            rule,
+            offers: None,
+            satisfied_by: Vec::new(),
+        }
+    }
+
+    /// A question the mode (or the tool's policy) asks takes the tool's
+    /// own "always", and an "always" given after reading covers it too.
+    fn by_mode(rule: Rule, tool: &str) -> Reason {
+        Reason {
+            rule,
+            offers: Some(tool.to_owned()),
+            satisfied_by: vec![tool.to_owned(), format!("read:{tool}")],
+        }
+    }
+}
+
 /// The after-reading rule a marked chat applies to this action, if any.
 fn after_reading_rule(action: &Action, chat: &ChatView) -> Option<Rule> {
     match action {
@@ -181,321 +207,109 @@ fn full_trust_skips(mode: Mode, chat: &ChatView) -> bool {
     mode == Mode::Full && chat.someone_there() && !chat.others_words()
 }
 
+/// Judges one call, once: each family of rules looks in turn (protected
+/// places and policies refuse; the mode, the box, runs-later, the browser,
+/// after reading, people and skill holds give reasons to ask), and the
+/// question, its note and what "always" would cover are made in one place.
 pub fn decide(call: Call<'_>, chat: &ChatView, settings: &Settings) -> Decision {
     let tool = name_of(&call);
     let policy = settings.policy_of(&call);
-    if policy == Policy::Off {
-        return Decision::Deny {
-            why: vec![Rule::PolicyOff],
-            sentence: words::turned_off(tool),
-        };
-    }
-    if policy == Policy::Changed {
-        return Decision::Deny {
-            why: vec![Rule::PolicyChanged],
-            sentence: words::changed(tool),
-        };
-    }
-    // A command is read once, as the shell will read it, for every check.
-    let mut signature = None;
-    let touched = if let Action::Command { command, .. } = call.action {
-        let reading = protocol::shell::read(command, &settings.protected.context());
-        if powers_in(&reading) {
-            return Decision::Deny {
-                why: vec![Rule::ProtectedPower],
-                sentence: words::protected_power(command),
-            };
-        }
-        signature = crate::always::signature(&reading);
-        settings.protected.command_touches(command, &reading)
-    } else {
-        settings.protected.touched_by(call.action)
+    let signature = match refuse::refusal(&call, tool, policy, settings) {
+        Ok(signature) => signature,
+        Err(refused) => return refused,
     };
-    if touched {
-        return Decision::Deny {
-            why: vec![Rule::ProtectedPath],
-            sentence: words::protected_path(),
-        };
-    }
-    if policy == Policy::ReadOnly && !reads_only(call.action) {
-        return Decision::Deny {
-            why: vec![Rule::PolicyReadOnly],
-            sentence: words::read_only(tool),
-        };
-    }
+    let mut found = Found::default();
+    mode::by_mode(&call, tool, policy, settings.mode, &mut found);
+    mode::fence(&call, tool, chat, settings.mode, &mut found);
+    mode::always_asks(&call, &mut found);
+    marks::after_reading(&call, tool, chat, settings, &mut found);
+    people::others_see(&call, chat, settings, &mut found);
+    marks::browser_sites(&call, tool, chat, settings, &mut found);
+    people::holds(&call, tool, chat, settings, &mut found);
+    finish(found, &call, tool, signature.as_deref(), chat)
+}
 
-    let mode = settings.mode;
-    let careful = matches!(mode, Mode::Ask | Mode::Edits | Mode::Auto);
-    let plain = || tool.to_owned();
-    let read = || format!("read:{tool}");
-    let mut reasons: Vec<Reason> = Vec::new();
-    // A question the mode (or the tool's policy) asks takes the tool's own
-    // "always", and an "always" given after reading covers it too.
-    let by_mode = |rule: Rule| Reason {
-        rule,
-        offers: Some(plain()),
-        satisfied_by: vec![plain(), read()],
-    };
+/// What the families found.
+#[derive(Default)]
+struct Found {
+    reasons: Vec<Reason>,
+    /// The note's parts, each family's own: why it is checking.
+    note: Note,
+    /// What the chat is told when someone else's words are in it.
+    told: Option<String>,
+    /// The browser sites this call asks about.
+    browser_sites: Vec<String>,
+}
 
-    if policy == Policy::Ask {
-        reasons.push(by_mode(Rule::PolicyAsk));
-    }
-    match call.action {
-        Action::Command {
-            unsealed,
-            leaves_box,
-            ..
-        } => {
-            if careful {
-                reasons.push(by_mode(Rule::ModeAskCommand));
-            }
-            // Leaving the box asks in every mode but Full trust in a chat
-            // someone is in.
-            let full_and_there = mode == Mode::Full && chat.someone_there();
-            if (*unsealed || *leaves_box) && !full_and_there {
-                let key = format!("box:{tool}");
-                reasons.push(Reason {
-                    rule: if *leaves_box {
-                        Rule::BoxLeave
-                    } else {
-                        Rule::BoxUnavailable
-                    },
-                    offers: Some(key.clone()),
-                    satisfied_by: vec![key],
-                });
-            }
-        }
-        Action::FileChange { inside: true, .. } if mode == Mode::Ask => {
-            reasons.push(by_mode(Rule::ModeAskEdit));
-        }
-        Action::FileChange { inside: false, .. } if careful => {
-            reasons.push(by_mode(Rule::ModeEditsOutside));
-        }
-        Action::Integration {
-            read_only: false, ..
-        }
-        | Action::FetchSends { .. }
-            if careful =>
-        {
-            reasons.push(by_mode(Rule::ModeAskIntegration));
-        }
-        // A click that sends asks as an integration that writes does, but
-        // each time: the browser keeps its own "always" (per site, below).
-        // So does typing that the page's own script reads as it is typed.
-        Action::Browser(b) if careful && b.sends.is_some() => {
-            reasons.push(Reason {
-                rule: Rule::ModeAskBrowserSend,
-                offers: None,
-                satisfied_by: Vec::new(),
-            });
-        }
-        _ => {}
-    }
+/// The note, in the order a person reads it: what runs later by itself,
+/// the skill's list, who sees the answer, then the mark behind the
+/// question.
+#[derive(Default)]
+struct Note {
+    routine: Option<String>,
+    hold: Option<String>,
+    others_see: Option<String>,
+    mark: Option<String>,
+}
 
-    // A password typed into a page is asked about every time, in every
-    // mode, and never remembered.
-    if let Action::Browser(b) = call.action {
-        if b.op == BrowserOp::Type && b.password {
-            reasons.push(Reason {
-                rule: Rule::BrowserPassword,
-                offers: None,
-                satisfied_by: Vec::new(),
-            });
+impl Note {
+    fn line(self, nobody_there: bool) -> Option<String> {
+        let nobody = nobody_there.then(|| words::nobody_there().to_owned());
+        let parts: Vec<String> = [self.routine, self.hold, self.others_see, self.mark, nobody]
+            .into_iter()
+            .flatten()
+            .collect();
+        (!parts.is_empty()).then(|| parts.join(" "))
+    }
+}
+
+/// What Always allow would cover: every key the reasons offer, once; none
+/// when any reason offers none.
+fn always_keys(reasons: &[Reason], tool: &str) -> Option<Vec<String>> {
+    if !reasons.iter().all(|r| r.offers.is_some()) {
+        return None;
+    }
+    let mut keys: Vec<String> = Vec::new();
+    for key in reasons.iter().filter_map(|r| r.offers.clone()) {
+        if !keys.contains(&key) {
+            keys.push(key);
         }
     }
-
-    // What runs later by itself is a change a person should see, in every
-    // mode, each time.
-    if let Action::FileChange {
-        runs_later: Some(_),
-        ..
-    } = call.action
-    {
-        reasons.push(Reason {
-            rule: Rule::RunsLater,
-            offers: None,
-            satisfied_by: Vec::new(),
-        });
+    // An "always" given after reading covers the tool's own question.
+    if keys.contains(&format!("read:{tool}")) {
+        keys.retain(|k| k != tool);
     }
+    Some(keys)
+}
 
-    // A routine runs later by itself with nobody there: persistence,
-    // asked in every mode, each time.
-    if let Action::Routine { .. } = call.action {
-        reasons.push(Reason {
-            rule: Rule::RunsLaterRoutine,
-            offers: None,
-            satisfied_by: Vec::new(),
-        });
-    }
-
-    // Check before acting on what it read (ADR 0028 §1 and its updates).
-    let mut note = None;
-    let mut told = None;
-    if settings.check_after_reading {
-        if let (Some(rule), Some(mark)) = (
-            after_reading_rule(call.action, chat),
-            chat.held_taints().last(),
-        ) {
-            let others = chat.others_words();
-            let there = chat.someone_there();
-            // Full trust, in a chat someone is in with nobody else's words:
-            // it still records the mark, but doesn't ask.
-            if !full_trust_skips(mode, chat) {
-                let held = chat.held_taints().count();
-                note = Some(words::guard_note(mark, held - 1, tool, call.action));
-                // The browser keeps its own "always" (per site, below).
-                let browser = matches!(call.action, Action::Browser(_));
-                if others || !there || browser {
-                    // "Always" would be untrue here: none is offered, and none
-                    // given before counts.
-                    reasons.push(Reason {
-                        rule,
-                        offers: None,
-                        satisfied_by: Vec::new(),
-                    });
-                    if others && !browser {
-                        reasons.push(Reason {
-                            rule: Rule::OthersWords,
-                            offers: None,
-                            satisfied_by: Vec::new(),
-                        });
-                        told = Some(words::told(&settings.owner_name));
-                    }
-                    if !there && !browser {
-                        reasons.push(Reason {
-                            rule: Rule::NobodyThere,
-                            offers: None,
-                            satisfied_by: Vec::new(),
-                        });
-                    }
-                } else {
-                    reasons.push(Reason {
-                        rule,
-                        offers: Some(read()),
-                        satisfied_by: vec![read()],
-                    });
-                }
-            }
-        }
-    }
-
-    // What it reads goes back to someone else here: the owner's private
-    // things ask the owner first, in every mode, each time.
-    if let (Some(what), false) = (
-        crate::private::private_read(call.action),
-        chat.audience().is_empty(),
-    ) {
-        reasons.push(Reason {
-            rule: Rule::OthersSee,
-            offers: None,
-            satisfied_by: Vec::new(),
-        });
-        let line = words::others_see(chat.audience(), what);
-        note = Some(match note {
-            Some(n) => format!("{line} {n}"),
-            None => line,
-        });
-        told.get_or_insert_with(|| words::told(&settings.owner_name));
-    }
-
-    // The browser asks once per site in a marked chat, even for a site the
-    // owner trusts and in Full trust (ADR 0028 §1): the first action on
-    // each site it acts on (the page's, and where a click sends).
-    let mut browser_sites: Vec<String> = Vec::new();
-    if let (true, Action::Browser(b), Some(mark)) = (
-        settings.check_after_reading,
-        call.action,
-        chat.held_taints().last(),
-    ) {
-        let others = chat.others_words();
-        let there = chat.someone_there();
-        // "Always" would be untrue where someone else's words are in the
-        // chat or nobody is there: none is offered, and none given counts.
-        let honest = there && !others;
-        for site in b.sites() {
-            let key = crate::site::key(site);
-            if honest && chat.always.contains(&key) {
-                continue;
-            }
-            browser_sites.push(site.to_owned());
-            reasons.push(Reason {
-                rule: Rule::AfterReadingBrowserSite,
-                offers: honest.then(|| key.clone()),
-                satisfied_by: if honest { vec![key] } else { Vec::new() },
-            });
-        }
-        if !browser_sites.is_empty() {
-            let held = chat.held_taints().count();
-            note.get_or_insert_with(|| words::guard_note(mark, held - 1, tool, call.action));
-            if others {
-                reasons.push(Reason {
-                    rule: Rule::OthersWords,
-                    offers: None,
-                    satisfied_by: Vec::new(),
-                });
-                told = Some(words::told(&settings.owner_name));
-            }
-            if !there {
-                reasons.push(Reason {
-                    rule: Rule::NobodyThere,
-                    offers: None,
-                    satisfied_by: Vec::new(),
-                });
-            }
-        }
-    }
-
-    // Skill holds: whatever the mode, with no "always".
-    let held = crate::hold::off_list(call.action, chat, &settings.skill_lists);
-    if !held.is_empty() {
-        reasons.push(Reason {
-            rule: Rule::HoldOffList,
-            offers: None,
-            satisfied_by: Vec::new(),
-        });
-        let line = crate::hold::question_note(&held, chat, tool, call.action);
-        note = Some(match note {
-            Some(n) => format!("{line} {n}"),
-            None => line,
-        });
-    }
-
-    if let Action::Routine { .. } = call.action {
-        let line = words::routine_note();
-        note = Some(match note {
-            Some(n) => format!("{line} {n}"),
-            None => line.to_owned(),
-        });
-    }
-
+/// The decision from the reasons found: what earlier answers cover is
+/// dropped, and what is left asks once, with every key it needs.
+fn finish(
+    found: Found,
+    call: &Call<'_>,
+    tool: &str,
+    signature: Option<&str>,
+    chat: &ChatView,
+) -> Decision {
+    let Found {
+        mut reasons,
+        note,
+        told,
+        browser_sites,
+    } = found;
     // A narrower answer covers what its wider key covers, for a command
     // with exactly its signature.
     let covered = |key: &String| {
         chat.always.contains(key)
             || signature
-                .as_deref()
                 .is_some_and(|sig| chat.always.contains(&crate::always::narrow_key(key, sig)))
     };
     reasons.retain(|r| !r.satisfied_by.iter().any(covered));
     if reasons.is_empty() {
         return Decision::Allow;
     }
-    let always = if reasons.iter().all(|r| r.offers.is_some()) {
-        let mut keys: Vec<String> = Vec::new();
-        for key in reasons.iter().filter_map(|r| r.offers.clone()) {
-            if !keys.contains(&key) {
-                keys.push(key);
-            }
-        }
-        // An "always" given after reading covers the tool's own question.
-        if keys.contains(&read()) {
-            keys.retain(|k| *k != plain());
-        }
-        Some(keys)
-    } else {
-        None
-    };
-    let narrow = match (&always, &signature) {
+    let always = always_keys(&reasons, tool);
+    let narrow = match (&always, signature) {
         (Some(keys), Some(sig)) => Some(
             keys.iter()
                 .map(|k| crate::always::narrow_key(k, sig))
@@ -503,12 +317,6 @@ pub fn decide(call: Call<'_>, chat: &ChatView, settings: &Settings) -> Decision 
         ),
         _ => None,
     };
-    if reasons.iter().any(|r| r.rule == Rule::NobodyThere) {
-        note = Some(match note {
-            Some(n) => format!("{n} {}", words::nobody_there()),
-            None => words::nobody_there().to_owned(),
-        });
-    }
     let mut why: Vec<Rule> = Vec::new();
     for rule in reasons.iter().map(|r| r.rule) {
         if !why.contains(&rule) {
@@ -523,9 +331,9 @@ pub fn decide(call: Call<'_>, chat: &ChatView, settings: &Settings) -> Decision 
         _ => words::question(tool, call.action),
     };
     Decision::Ask {
+        note: note.line(why.contains(&Rule::NobodyThere)),
         why,
         question,
-        note,
         always,
         narrow,
         told,
