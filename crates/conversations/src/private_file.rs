@@ -3,7 +3,7 @@
 //! folder), so a crash leaves the old file or the new one, never half.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
+use std::io;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 
@@ -24,29 +24,10 @@ pub fn open_private_append(path: &Path) -> io::Result<File> {
         .open(path)
 }
 
-/// Replaces `path` with `bytes`, atomically, as 0600.
+/// Replaces `path` with `bytes`, atomically, as 0600: the vault's one
+/// atomic write.
 pub fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temp = dir.join(format!(".{name}.{}.tmp", crate::ids::random_id(8)));
-    let result = (|| {
-        let mut file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&temp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        fs::rename(&temp, path)?;
-        sync_dir(dir)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&temp);
-    }
-    result
+    vault::write_atomic(path, bytes)
 }
 
 /// Makes a folder's entries (a new or renamed file in it) durable.

@@ -124,24 +124,14 @@ impl Trust {
     }
 }
 
-/// Atomic, 0600 (temp file, fsync, rename, fsync the folder).
+/// Atomic, 0600, in a folder made 0700 if missing: the vault's one atomic
+/// write.
 fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+    use std::os::unix::fs::DirBuilderExt;
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::DirBuilder::new()
         .recursive(true)
         .mode(0o700)
         .create(dir)?;
-    let temp = dir.join(format!(".{}.tmp{}", TRUST_FILE, std::process::id()));
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(&temp)?;
-    f.write_all(bytes)?;
-    f.sync_all()?;
-    std::fs::rename(&temp, path)?;
-    std::fs::File::open(dir)?.sync_all()
+    vault::write_atomic(path, bytes)
 }
