@@ -65,7 +65,8 @@ test("a file a marked chat wrote marks its reader, and the owner clears its mark
     assert.deepEqual(b.appErrors(), []);
   } finally {
     await b.close();
-    await model.close();
+    site.close();
+    model.close();
     conch.stop();
   }
 });
