@@ -14,15 +14,6 @@ use guard::Decision;
 use protocol::{Answer, Mode};
 use review::Triage;
 
-/// Which path a call came by. The state machine treats them alike; the
-/// driver runs a host or bridged call itself, and answers a native engine.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    Host,
-    Bridged,
-    Native,
-}
-
 /// What the driver does next.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Step {
@@ -104,7 +95,6 @@ enum State {
 
 #[derive(Debug, Clone)]
 pub struct Approval {
-    pub kind: Kind,
     state: State,
     rebinds: usize,
 }
@@ -119,9 +109,8 @@ fn refused(ids: &[guard::Rule], sentence: &str) -> Step {
 impl Approval {
     /// The first step for a call the guard decided `decision` on, in
     /// `mode`, which Auto mode triaged as `triage`.
-    pub fn start(kind: Kind, mode: Mode, decision: Decision, triage: Triage) -> (Approval, Step) {
+    pub fn start(mode: Mode, decision: Decision, triage: Triage) -> (Approval, Step) {
         let mut a = Approval {
-            kind,
             state: State::Done,
             rebinds: 0,
         };

@@ -14,9 +14,8 @@ use std::time::Duration;
 use engines::{Engine, EngineError};
 use protocol::{Action, Body, BrowserOp, Event, ReviewJudged, ReviewOutcome};
 use review::{Judgement, Verdict};
-use serde_json::json;
 use tools::binding::Binding;
-use tools::{Cancel, Outcome, ToolCall};
+use tools::{Cancel, ToolCall};
 
 use crate::chat::Chat;
 use crate::log::LogError;
@@ -86,16 +85,25 @@ pub async fn ask_model(
     outcome
 }
 
-/// What review made of a call.
-pub(crate) enum Reviewed {
-    /// Allowed once; the binding it was approved with.
-    Allowed(Binding),
-    /// Turned down; the model is told why.
-    Refused(Outcome),
-    /// The owner decides; the line says why review didn't.
-    Owner(String),
-    Stopped,
+/// What review made of a call (the approval machine's one type), and for
+/// an allowed call the binding it was approved with.
+pub(crate) type Reviewed = (crate::approval::Reviewed, Option<Binding>);
+
+fn refused(id: &'static str, sentence: String) -> Reviewed {
+    (
+        crate::approval::Reviewed::Refused {
+            id: id.to_owned(),
+            sentence,
+        },
+        None,
+    )
 }
+
+fn owner(line: String) -> Reviewed {
+    (crate::approval::Reviewed::Owner(line), None)
+}
+
+const STOPPED: Reviewed = (crate::approval::Reviewed::Stopped, None);
 
 /// Rejections (and exhaustions) already in this turn.
 fn rejections(events: &[Event], turn: u64) -> u32 {
@@ -163,7 +171,7 @@ impl Record<'_> {
         line: String,
     ) -> Result<Reviewed, LogError> {
         self.write(ReviewOutcome::Asked, judgement, problem).await?;
-        Ok(Reviewed::Owner(line))
+        Ok(owner(line))
     }
 }
 
@@ -189,14 +197,13 @@ pub(crate) async fn review(
         record
             .write(ReviewOutcome::Exhausted, None, Some("budget"))
             .await?;
-        return Ok(Reviewed::Refused(Outcome {
-            ok: false,
-            output: format!(
+        return Ok(refused(
+            "review.exhausted",
+            format!(
                 "Auto mode's reviewer has turned down {} actions this turn, so it won't look at more until the owner writes again. Don't try this another way; finish what you can without it, or ask the owner in your reply.",
                 config.budget
             ),
-            detail: Some(json!({ "denied": ["review.exhausted"] })),
-        }));
+        ));
     }
     let before = crate::permission::bind(chat, action, &call.input).await;
     if let Some(why) = &before.unidentified {
@@ -248,7 +255,7 @@ pub(crate) async fn review(
     .await;
     let reply = match reply {
         Ok(r) => r,
-        Err(NoReply::Stopped) => return Ok(Reviewed::Stopped),
+        Err(NoReply::Stopped) => return Ok(STOPPED),
         Err(NoReply::Deadline) => {
             let line = "Auto mode's reviewer didn't answer in time, so you're asked.";
             return record.keep(None, Some("deadline"), line.to_owned()).await;
@@ -260,7 +267,7 @@ pub(crate) async fn review(
         }
     };
     if cancel.is_cancelled() {
-        return Ok(Reviewed::Stopped);
+        return Ok(STOPPED);
     }
     // The verdict is for what was shown: the call's arguments and what
     // they resolve to, and the messages. The arguments as written are in
@@ -284,14 +291,13 @@ pub(crate) async fn review(
     match judgement.verdict {
         Verdict::Reject => {
             record.write(ReviewOutcome::Rejected, j, None).await?;
-            Ok(Reviewed::Refused(Outcome {
-                ok: false,
-                output: format!(
+            Ok(refused(
+                "review.rejected",
+                format!(
                     "Auto mode's reviewer turned this down: {} Don't try it another way; do what you can without it, or ask the owner in your reply.",
                     judgement.reason.trim()
                 ),
-                detail: Some(json!({ "denied": ["review.rejected"] })),
-            }))
+            ))
         }
         Verdict::Ask => {
             let line = format!(
@@ -314,7 +320,7 @@ pub(crate) async fn review(
             if let Some(page) = page {
                 chat.keep_reviewed_page(&call.id, page);
             }
-            Ok(Reviewed::Allowed(before))
+            Ok((crate::approval::Reviewed::Allowed, Some(before)))
         }
     }
 }

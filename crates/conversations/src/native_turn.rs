@@ -1,7 +1,7 @@
 //! A turn on an engine that runs its own tools (Claude Code, Codex): the
 //! engine takes the whole turn, and every tool call it makes comes through
 //! the [`Gate`] here, into the same approval path as Conch's own tools
-//! (`Kind::Native`). What it says and does is logged in the same shape as
+//! (`permission::drive`). What it says and does is logged in the same shape as
 //! an API engine's turn, so Activity, holds, marks, Auto review and the web
 //! UI see one kind of chat.
 
@@ -13,7 +13,6 @@ use protocol::{Action, Body, Mode, Reply, ToolCalled, ToolFinished};
 use review::Triage;
 use tools::{Cancel, ToolCall};
 
-use crate::approval::Kind;
 use crate::chat::Chat;
 use crate::log::LogError;
 use crate::permission::{decide_and_triage, drive, Permission};
@@ -271,16 +270,7 @@ impl ChatGate {
         let chat = self.chat.clone();
         let sealed = self.sealed;
         let classify = move |c: &ToolCall| native_action(&chat, &c.name, &c.input, sealed);
-        let outcome = drive(
-            &self.chat,
-            self.turn,
-            &tc,
-            &action,
-            &self.cancel,
-            Kind::Native,
-            &classify,
-        )
-        .await;
+        let outcome = drive(&self.chat, self.turn, &tc, &action, &self.cancel, &classify).await;
         match outcome {
             // What was approved is what runs: the input as judged.
             Ok(Permission::Run) => Verdict::Allow { input: call.input },

@@ -12,8 +12,7 @@ use serde_json::json;
 use tools::binding::Binding;
 use tools::{Cancel, Outcome, ToolCall};
 
-use crate::approval::{self, Approval, Input, Kind, Step};
-use crate::auto_review::Reviewed;
+use crate::approval::{Approval, Input, Step};
 use crate::chat::Chat;
 use crate::log::LogError;
 
@@ -33,7 +32,7 @@ pub(crate) async fn permission(
     cancel: &Cancel,
 ) -> Result<Permission, LogError> {
     let classify = |c: &ToolCall| crate::turn::classify(chat, c);
-    drive(chat, turn, call, action, cancel, Kind::Host, &classify).await
+    drive(chat, turn, call, action, cancel, &classify).await
 }
 
 /// Drives the approval path for a call of any kind; `classify` reads a
@@ -44,11 +43,10 @@ pub(crate) async fn drive(
     call: &ToolCall,
     action: &Action,
     cancel: &Cancel,
-    kind: Kind,
     classify: &(dyn Fn(&ToolCall) -> Result<Action, String> + Sync),
 ) -> Result<Permission, LogError> {
     let (mode, decision, triage) = decide_and_triage(chat, call, action);
-    let (mut approval, mut step) = Approval::start(kind, mode, decision, triage);
+    let (mut approval, mut step) = Approval::start(mode, decision, triage);
     // What was approved, as it was when approved.
     let mut approved: Option<Binding> = None;
     loop {
@@ -65,23 +63,10 @@ pub(crate) async fn drive(
             Step::Review => {
                 let reviewed =
                     crate::auto_review::review(chat, turn, call, action, cancel, classify).await?;
-                let input = match reviewed {
-                    Reviewed::Stopped => approval::Reviewed::Stopped,
-                    Reviewed::Owner(line) => approval::Reviewed::Owner(line),
-                    Reviewed::Refused(outcome) => approval::Reviewed::Refused {
-                        id: outcome
-                            .detail
-                            .as_ref()
-                            .and_then(|d| d["denied"][0].as_str())
-                            .unwrap_or("review.rejected")
-                            .to_owned(),
-                        sentence: outcome.output,
-                    },
-                    Reviewed::Allowed(binding) => {
-                        approved = Some(binding);
-                        approval::Reviewed::Allowed
-                    }
-                };
+                let (input, binding) = reviewed;
+                if binding.is_some() {
+                    approved = binding;
+                }
                 approval.on(Input::Reviewed(input))
             }
             Step::Decide => {

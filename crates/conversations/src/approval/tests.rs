@@ -52,13 +52,12 @@ fn script() -> Script {
 /// Runs the machine to the end: the steps taken, and the extra rule id on
 /// the last question asked.
 fn drive(
-    kind: Kind,
     mode: Mode,
     decision: Decision,
     triage: Triage,
     mut s: Script,
 ) -> (Vec<&'static str>, Option<String>) {
-    let (mut a, mut step) = Approval::start(kind, mode, decision, triage);
+    let (mut a, mut step) = Approval::start(mode, decision, triage);
     let mut seen = Vec::new();
     let mut extra_seen = None;
     for _ in 0..64 {
@@ -404,18 +403,15 @@ fn the_table() {
     let mut failures = Vec::new();
     let mut count = 0;
     for row in rows() {
-        for kind in [Kind::Host, Kind::Bridged, Kind::Native] {
-            count += 1;
-            let (steps, extra) = drive(
-                kind,
-                row.mode,
-                row.decision.clone(),
-                row.triage,
-                row.script.clone(),
-            );
-            if steps != row.want || extra.as_deref() != row.extra {
-                failures.push(format!("{} ({kind:?}): {steps:?} with {extra:?}", row.name));
-            }
+        count += 1;
+        let (steps, extra) = drive(
+            row.mode,
+            row.decision.clone(),
+            row.triage,
+            row.script.clone(),
+        );
+        if steps != row.want || extra.as_deref() != row.extra {
+            failures.push(format!("{}: {steps:?} with {extra:?}", row.name));
         }
     }
     assert!(
@@ -428,11 +424,11 @@ fn the_table() {
 
 #[test]
 fn an_input_out_of_order_runs_nothing() {
-    let (mut a, step) = Approval::start(Kind::Host, Mode::Ask, mode_ask(), Triage::Guard);
+    let (mut a, step) = Approval::start(Mode::Ask, mode_ask(), Triage::Guard);
     assert!(matches!(step, Step::Ask { .. }));
     // A binding where an answer was due: refused, not run.
     assert!(matches!(a.on(Input::Bound(None)), Step::Refuse { .. }));
-    let (mut a, _) = Approval::start(Kind::Native, Mode::Auto, mode_ask(), Triage::Review);
+    let (mut a, _) = Approval::start(Mode::Auto, mode_ask(), Triage::Review);
     assert!(matches!(
         a.on(Input::Answered(Some(Answer::Once))),
         Step::Refuse { .. }
@@ -481,12 +477,7 @@ fn property_it_ends_and_never_runs_past_a_no() {
     };
     for _ in 0..20_000 {
         let mode = [Mode::Ask, Mode::Edits, Mode::Auto, Mode::Full][next(4)];
-        let (mut a, mut step) = Approval::start(
-            Kind::Host,
-            mode,
-            decisions[next(4)].clone(),
-            triages[next(5)],
-        );
+        let (mut a, mut step) = Approval::start(mode, decisions[next(4)].clone(), triages[next(5)]);
         let mut said_no = false;
         let mut steps = 0;
         loop {
