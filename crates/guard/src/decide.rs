@@ -216,7 +216,7 @@ pub fn decide(call: Call<'_>, chat: &ChatView, settings: &Settings) -> Decision 
     let policy = settings.policy_of(&call);
     let signature = match refuse::refusal(&call, tool, policy, settings) {
         Ok(signature) => signature,
-        Err(refused) => return refused,
+        Err(refused) => return *refused,
     };
     let mut found = Found::default();
     mode::by_mode(&call, tool, policy, settings.mode, &mut found);

@@ -18,12 +18,12 @@ pub(super) fn refusal(
     tool: &str,
     policy: Policy,
     settings: &Settings,
-) -> Result<Option<String>, Decision> {
+) -> Result<Option<String>, Box<Decision>> {
     let deny = |rule: Rule, sentence: String| {
-        Err(Decision::Deny {
+        Err(Box::new(Decision::Deny {
             why: vec![rule],
             sentence,
-        })
+        }))
     };
     match policy {
         Policy::Off => return deny(Rule::PolicyOff, words::turned_off(tool)),
