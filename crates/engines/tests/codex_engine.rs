@@ -18,7 +18,7 @@ use engines::codex::CodexEngine;
 use engines::providers::{Provider, ProviderKind, ProviderSettings};
 use engines::{BoxFuture, Gate, NativeCall, NativeEngine, NativeEvent, NativeTurn, Quick, Verdict};
 use protocol::Mode;
-use responses::{run, say, type_into, Responses};
+use responses::{patch, run, say, type_into, Responses};
 
 /// A gate that answers from a rule and writes down everything.
 struct Recorder {
@@ -310,4 +310,70 @@ async fn a_home_under_tmp_is_refused_with_a_sentence() {
         "{err}"
     );
     assert!(server.requests().is_empty());
+}
+
+/// A hunk header indented by a space was read by Codex and not by Conch:
+/// the gate saw one harmless path while the patch wrote outside the work
+/// folder. Every spelling is read as Codex reads it, and what Codex asks
+/// to change outside the sandbox is judged by Codex's own list.
+#[tokio::test]
+async fn a_patch_is_judged_by_the_paths_codex_reads_in_it() {
+    for (n, head) in [" *** Add File: ", "\t*** Add File: "]
+        .into_iter()
+        .enumerate()
+    {
+        let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+        let outside = dir.path().canonicalize().unwrap().join("authorized_keys");
+        let text = format!(
+            "*** Begin Patch\n*** Add File: notizen-für-zoë.md\n+ok\n{head}{}\n+ssh-ed25519 AAAA evil\n*** End Patch",
+            outside.display()
+        );
+        let w = world(vec![vec![patch("p1", &text)], vec![say("Done.")]]).await;
+        let gate = recorder(|c| {
+            if c.input.to_string().contains("authorized_keys") {
+                Quick::Deny("Not there.".into())
+            } else {
+                Quick::Allow
+            }
+        });
+        run_turn(&w, gate.clone(), "Note it").await.unwrap();
+        assert!(
+            !outside.exists(),
+            "spelling {n}: nothing is written outside"
+        );
+        assert!(
+            !w.work.join("notizen-für-zoë.md").exists(),
+            "spelling {n}: the refused patch changes nothing"
+        );
+        let events = gate.events.lock().unwrap().clone();
+        let called = events
+            .iter()
+            .find_map(|e| match e {
+                NativeEvent::ToolCalled(c) if c.id == "p1" => Some(c.clone()),
+                _ => None,
+            })
+            .expect("the patch reached the gate");
+        assert_eq!(called.tool, "fileChange");
+        assert!(
+            called.input.to_string().contains("authorized_keys"),
+            "spelling {n}: {}",
+            called.input
+        );
+    }
+}
+
+/// The control: a change outside the work folder that the gate allows is
+/// applied, checked against Codex's own list of what it changes.
+#[tokio::test]
+async fn an_allowed_patch_outside_the_work_folder_is_applied() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let outside = dir.path().canonicalize().unwrap().join("Bericht.md");
+    let text = format!(
+        "*** Begin Patch\n*** Add File: {}\n+Grüße\n*** End Patch",
+        outside.display()
+    );
+    let w = world(vec![vec![patch("p1", &text)], vec![say("Done.")]]).await;
+    let gate = recorder(|_| Quick::Allow);
+    run_turn(&w, gate.clone(), "Write it").await.unwrap();
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "Grüße\n");
 }

@@ -326,10 +326,14 @@ pub fn apply_patch_heredoc(command: &str) -> Option<&str> {
         .then_some(patch)
 }
 
-/// Every path a patch adds, updates, deletes or moves to.
+/// Every path a patch adds, updates, deletes or moves to, read as Codex
+/// reads its patches: each line trimmed first, so a header indented by a
+/// space or ended by `\r` is a header. Codex's own list of the changes is
+/// compared with this before a change outside the sandbox is applied
+/// ([`same_changes`]).
 pub fn patch_paths(patch: &str) -> Vec<String> {
     let mut paths = Vec::new();
-    for line in patch.lines() {
+    for line in patch.lines().map(str::trim) {
         for head in [
             "*** Add File: ",
             "*** Update File: ",
@@ -347,9 +351,72 @@ pub fn patch_paths(patch: &str) -> Vec<String> {
     paths
 }
 
+/// The paths of a file change's `changes`.
+pub fn change_paths(input: &Value) -> Vec<String> {
+    input["changes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c["path"].as_str().map(str::to_owned))
+        .collect()
+}
+
+/// Whether everything Codex says it will change (`codex`) is among what
+/// Conch checked (`checked`), both read from the work folder `work`, with
+/// `.` and `..` taken as written.
+pub fn same_changes(checked: &[String], codex: &[String], work: &Path) -> bool {
+    let checked: Vec<PathBuf> = checked.iter().map(|p| lexical(work, p)).collect();
+    codex.iter().all(|p| checked.contains(&lexical(work, p)))
+}
+
+fn lexical(work: &Path, path: &str) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for part in work.join(path).components() {
+        match part {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn headers_are_read_as_codex_reads_them() {
+        for spelling in [
+            "*** Begin Patch\n*** Add File: a.txt\n+ok\n *** Add File: ../b\n+x\n*** End Patch",
+            "*** Begin Patch\r\n*** Add File: a.txt\r\n+ok\r\n*** Add File: ../b\r\n+x\r\n*** End Patch",
+            "*** Begin Patch\n*** Add File: a.txt\n+ok\n\t*** Update File: ../b\n@@\n-x\n+y\n*** End Patch",
+            "*** Begin Patch\n*** Update File: a.txt\n  *** Move to: ../b  \n*** End Patch",
+        ] {
+            assert_eq!(patch_paths(spelling), ["a.txt", "../b"], "{spelling:?}");
+        }
+    }
+
+    #[test]
+    fn codexs_list_must_be_among_what_was_checked() {
+        let work = Path::new("/w/work");
+        let checked = vec!["notes.md".to_owned(), "../out/x".to_owned()];
+        assert!(same_changes(&checked, &["/w/work/notes.md".into()], work));
+        assert!(same_changes(
+            &checked,
+            &["/w/out/x".into(), "./notes.md".into()],
+            work
+        ));
+        assert!(!same_changes(&checked, &["/home/a/.bashrc".into()], work));
+        assert!(!same_changes(
+            &["notes.md".into()],
+            &["/w/work/notes.md".into(), "/w/x".into()],
+            work
+        ));
+    }
 
     fn at(sandboxed: bool) -> At {
         At {

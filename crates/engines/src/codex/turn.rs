@@ -58,6 +58,9 @@ struct State {
     rollout: Option<PathBuf>,
     /// How many times text was typed into a running command.
     typed: usize,
+    /// Codex's own list of what each file change will change, from its
+    /// items: what an approval is checked against.
+    codex_changes: HashMap<String, Vec<String>>,
 }
 
 impl Shared {
@@ -513,6 +516,10 @@ async fn on_notification(
         }
         "item/started" => {
             if let Some(call) = calls::from_item(&params["item"], &shared.at) {
+                if call.tool == "fileChange" {
+                    let paths = calls::change_paths(&call.input);
+                    shared.lock().codex_changes.insert(call.id.clone(), paths);
+                }
                 shared.called(call).await;
             }
         }
@@ -717,13 +724,44 @@ async fn approve_command(
     }
 }
 
+/// A change Codex asks about is judged by Codex's own list of what it will
+/// change (its `fileChange` item), not by Conch's reading of the patch:
+/// where the two disagree, or Codex's list wasn't seen, it isn't applied.
 async fn approve_file(shared: &Shared, params: &Value) -> &'static str {
     if shared.tight && !params["grantRoot"].is_null() {
         return "decline";
     }
     let id = params["itemId"].as_str().unwrap_or("").to_owned();
-    let known = shared.lock().calls.get(&id).cloned();
-    if verdict(shared, &id, || known).await {
+    let (known, codex) = {
+        let st = shared.lock();
+        (
+            st.calls.get(&id).cloned(),
+            st.codex_changes.get(&id).cloned(),
+        )
+    };
+    let Some(codex) = codex else {
+        return "decline";
+    };
+    if let Some(checked) = known.as_ref().map(|c| calls::change_paths(&c.input)) {
+        if !calls::same_changes(&checked, &codex, &shared.at.work) {
+            let output = format!(
+                "Codex read this patch as changing {}, which isn't what Conch checked ({}), so nothing was changed.",
+                codex.join(", "),
+                checked.join(", ")
+            );
+            shared.decided(&id, false);
+            shared
+                .finish(NativeEvent::ToolFinished {
+                    id,
+                    ok: false,
+                    output,
+                })
+                .await;
+            return "decline";
+        }
+    }
+    let call = calls::file_change(&id, codex);
+    if verdict(shared, &id, || Some(call)).await {
         "accept"
     } else {
         "decline"

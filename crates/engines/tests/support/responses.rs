@@ -175,3 +175,9 @@ pub fn type_into(call: &str, chars: &str) -> Value {
             "arguments": format!("{{\"session_id\":SESSION,\"chars\":{},\"yield_time_ms\":500}}",
                                  Value::from(chars)) })
 }
+
+/// The model changes files with Codex's patch, given as the `apply_patch`
+/// heredoc Codex takes as a file change, not a program.
+pub fn patch(call: &str, patch: &str) -> Value {
+    run(call, &format!("apply_patch <<'EOF'\n{patch}\nEOF\n"))
+}
