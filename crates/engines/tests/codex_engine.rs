@@ -377,3 +377,20 @@ async fn an_allowed_patch_outside_the_work_folder_is_applied() {
     run_turn(&w, gate.clone(), "Write it").await.unwrap();
     assert_eq!(std::fs::read_to_string(&outside).unwrap(), "Grüße\n");
 }
+
+/// `$CODEX_HOME` pointed inside Conch's folder, so `$CODEX_HOME/../../..`
+/// reached the device key by a spelling no rule reads. Commands aren't
+/// given it.
+#[tokio::test]
+async fn a_codex_home_relative_read_finds_nothing_of_conchs() {
+    let cmd = r#"echo "home=[$CODEX_HOME]"; cat "$CODEX_HOME/../../../keystore/device.key""#;
+    let w = world(vec![vec![run("c1", cmd)], vec![say("Done.")]]).await;
+    let keystore = w.work.parent().unwrap().join("home/keystore");
+    std::fs::create_dir_all(&keystore).unwrap();
+    std::fs::write(keystore.join("device.key"), "geheimer-schlüssel-42").unwrap();
+    let gate = recorder(|_| Quick::Allow);
+    run_turn(&w, gate.clone(), "Look around").await.unwrap();
+    let out = w.server.output_of("c1").expect("the command ran");
+    assert!(out.contains("home=[]"), "{out}");
+    assert!(!out.contains("geheimer-schlüssel-42"), "{out}");
+}

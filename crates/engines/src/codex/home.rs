@@ -165,7 +165,9 @@ impl ChatHome {
         t.push_str("\n[analytics]\nenabled = false\n");
         // Codex leaves variables named like keys out of commands; Conch's
         // are named so they're left out too, whatever the defaults become.
-        t.push_str("\n[shell_environment_policy]\nexclude = [\"CONCH_*\"]\n");
+        // CODEX_HOME is in Conch's folder: `$CODEX_HOME/../..` would lead a
+        // command there by a spelling no rule reads, so it isn't given.
+        t.push_str("\n[shell_environment_policy]\nexclude = [\"CONCH_*\", \"CODEX_HOME\"]\n");
         if !m.base_url.is_empty() {
             t.push_str("\n[model_providers.conch]\n");
             t.push_str(&format!("name = {}\n", toml_str(m.provider)));
