@@ -40,6 +40,16 @@ pub enum Step {
     Stop,
 }
 
+/// The machine's first answer, for a hook that can't wait ([`Approval::quick`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Quick {
+    Run,
+    /// The sentence the model is told.
+    Refuse(String),
+    /// The whole path is needed: the question it would ask.
+    Ask(String),
+}
+
 /// What the reviewer came back with (the driver has written
 /// `review.judged`).
 #[derive(Debug, Clone, PartialEq)]
@@ -116,6 +126,23 @@ impl Approval {
         };
         let step = a.first(mode, decision, triage);
         (a, step)
+    }
+
+    /// What an engine's hook is told at once: the machine run until its
+    /// first step that needs IO (the reviewer, the owner). `Run` and
+    /// `Refuse` are final; anything else is `Ask`, and the engine then asks
+    /// through the whole path (`permission::drive`).
+    pub fn quick(mode: Mode, decision: Decision, triage: Triage) -> Quick {
+        let question = match &decision {
+            Decision::Ask { question, .. } => question.clone(),
+            _ => String::new(),
+        };
+        match Approval::start(mode, decision, triage).1 {
+            Step::Run => Quick::Run,
+            Step::Refuse { sentence, .. } => Quick::Refuse(sentence),
+            Step::Stop => Quick::Refuse("Stopped.".to_owned()),
+            Step::Review | Step::Decide | Step::Ask { .. } | Step::Bind => Quick::Ask(question),
+        }
     }
 
     fn first(&mut self, mode: Mode, decision: Decision, triage: Triage) -> Step {

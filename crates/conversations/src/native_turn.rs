@@ -10,7 +10,6 @@ use std::sync::{Arc, Mutex};
 
 use engines::{BoxFuture, Gate, NativeCall, NativeEngine, NativeEvent, NativeTurn, Quick, Verdict};
 use protocol::{Action, Body, Mode, Reply, ToolCalled, ToolFinished};
-use review::Triage;
 use tools::{Cancel, ToolCall};
 
 use crate::chat::Chat;
@@ -243,16 +242,11 @@ impl ChatGate {
         }
         let tc = Self::tool_call(&call);
         let (mode, decision, triage) = decide_and_triage(&self.chat, &tc, &action);
-        match decision {
-            guard::Decision::Allow => Quick::Allow,
-            guard::Decision::Deny { sentence, .. } => Quick::Deny(sentence),
-            guard::Decision::Ask { question, .. } => {
-                if mode == Mode::Auto && triage == Triage::FastPath {
-                    Quick::Allow
-                } else {
-                    Quick::Ask(question)
-                }
-            }
+        // The approval machine answers; nothing is decided here.
+        match crate::approval::Approval::quick(mode, decision, triage) {
+            crate::approval::Quick::Run => Quick::Allow,
+            crate::approval::Quick::Refuse(sentence) => Quick::Deny(sentence),
+            crate::approval::Quick::Ask(question) => Quick::Ask(question),
         }
     }
 

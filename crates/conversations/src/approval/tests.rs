@@ -510,3 +510,62 @@ fn property_it_ends_and_never_runs_past_a_no() {
         }
     }
 }
+
+/// An engine's hook gets the machine's own first step: over every mode,
+/// decision and triage, `quick` runs exactly what the machine would run
+/// at once, refuses exactly what it refuses, and leaves the rest to the
+/// whole path.
+#[test]
+fn the_hooks_quick_answer_is_the_machines_first_step() {
+    let decisions = [
+        Decision::Allow,
+        deny(),
+        mode_ask(),
+        ask(vec![Rule::RunsLater]),
+    ];
+    let triages = [
+        Triage::Guard,
+        Triage::FastPath,
+        Triage::Review,
+        Triage::Owner(None),
+        Triage::Owner(Some(Hard::Spending)),
+    ];
+    for mode in [Mode::Ask, Mode::Edits, Mode::Auto, Mode::Full] {
+        for decision in &decisions {
+            for triage in triages {
+                let (_, step) = Approval::start(mode, decision.clone(), triage);
+                let quick = Approval::quick(mode, decision.clone(), triage);
+                let question = match decision {
+                    Decision::Ask { question, .. } => question.clone(),
+                    _ => String::new(),
+                };
+                let want = match step {
+                    Step::Run => Quick::Run,
+                    Step::Refuse { sentence, .. } => Quick::Refuse(sentence),
+                    _ => Quick::Ask(question),
+                };
+                assert_eq!(quick, want, "{mode} {decision:?} {triage:?}");
+            }
+        }
+    }
+}
+
+/// The native path has no decision logic of its own: it reads no guard
+/// decision or triage itself, and answers the hook through `quick`.
+#[test]
+fn the_native_path_decides_nothing_itself() {
+    let source = include_str!("../native_turn.rs");
+    for shape in [
+        "Decision::Allow",
+        "Decision::Deny",
+        "Decision::Ask",
+        "Triage::",
+        "guard::decide(",
+    ] {
+        assert!(
+            !source.contains(shape),
+            "native_turn.rs reads {shape} itself"
+        );
+    }
+    assert!(source.contains("Approval::quick("));
+}
