@@ -12,7 +12,6 @@
 
 use std::collections::BTreeMap;
 use std::io::ErrorKind;
-use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -143,47 +142,10 @@ pub fn load(home: &Path) -> Result<AppsFile, FileError> {
     }
 }
 
-/// Holds the lock on `apps.json.lock` until dropped.
-struct Lock(std::fs::File);
-
-impl Lock {
-    fn take(home: &Path) -> Result<Lock, FileError> {
-        let p = home.join(format!("{APPS_FILE}.lock"));
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .mode_private()
-            .open(&p)
-            .map_err(|e| FileError::Write(p.clone(), e))?;
-        // SAFETY: flock on a descriptor this function owns; it blocks until
-        // the lock is free and has no other effect.
-        let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
-        if rc != 0 {
-            return Err(FileError::Write(p, std::io::Error::last_os_error()));
-        }
-        Ok(Lock(file))
-    }
-}
-
-impl Drop for Lock {
-    fn drop(&mut self) {
-        // SAFETY: unlocks the descriptor this guard owns.
-        unsafe {
-            libc::flock(self.0.as_raw_fd(), libc::LOCK_UN);
-        }
-    }
-}
-
-trait Private {
-    fn mode_private(&mut self) -> &mut Self;
-}
-
-impl Private for std::fs::OpenOptions {
-    fn mode_private(&mut self) -> &mut Self {
-        use std::os::unix::fs::OpenOptionsExt;
-        self.mode(0o600)
-    }
+/// Waits for the lock on `apps.json.lock`, held until dropped.
+fn take_lock(home: &Path) -> Result<vault::FileLock, FileError> {
+    let p = home.join(format!("{APPS_FILE}.lock"));
+    vault::lock(&p).map_err(|e| FileError::Write(p, e))
 }
 
 /// Changes the file under its lock: `change` sees it as it is on disk now
@@ -192,7 +154,7 @@ pub fn update<T>(
     home: &Path,
     change: impl FnOnce(&mut AppsFile) -> T,
 ) -> Result<(T, AppsFile), FileError> {
-    let _lock = Lock::take(home)?;
+    let _lock = take_lock(home)?;
     let mut file = load(home)?;
     let before = file.clone();
     let out = change(&mut file);

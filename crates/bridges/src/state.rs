@@ -7,9 +7,6 @@
 //! change it.
 
 use std::collections::BTreeMap;
-use std::fs::{File, OpenOptions};
-use std::os::fd::AsRawFd;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -135,18 +132,6 @@ pub struct StateFile {
     home: PathBuf,
 }
 
-/// Holds `bridges.lock` until dropped.
-struct Lock(File);
-
-impl Drop for Lock {
-    fn drop(&mut self) {
-        // SAFETY: the descriptor is this file's own and open until the File drops after this.
-        unsafe {
-            libc::flock(self.0.as_raw_fd(), libc::LOCK_UN);
-        }
-    }
-}
-
 impl StateFile {
     pub fn new(home: &Path) -> StateFile {
         StateFile {
@@ -158,21 +143,9 @@ impl StateFile {
         self.home.join(BRIDGES_FILE)
     }
 
-    fn lock(&self) -> Result<Lock, StateError> {
+    fn lock(&self) -> Result<vault::FileLock, StateError> {
         let path = self.home.join(LOCK_FILE);
-        let file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .mode(0o600)
-            .open(&path)
-            .map_err(|e| StateError::Io(path.clone(), e))?;
-        // SAFETY: flock on a descriptor this File owns; it blocks until the lock is ours.
-        let r = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
-        if r != 0 {
-            return Err(StateError::Io(path, std::io::Error::last_os_error()));
-        }
-        Ok(Lock(file))
+        vault::lock(&path).map_err(|e| StateError::Io(path, e))
     }
 
     /// Every app's state; an app never added isn't there.

@@ -9,9 +9,6 @@
 //! edits and its bookkeeping never overwrite each other.
 
 use std::collections::BTreeMap;
-use std::fs::{File, OpenOptions};
-use std::os::fd::AsRawFd;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use protocol::Mode;
@@ -149,18 +146,6 @@ pub struct Store {
     home: PathBuf,
 }
 
-/// Holds `routines.lock` until dropped.
-struct Lock(File);
-
-impl Drop for Lock {
-    fn drop(&mut self) {
-        // SAFETY: the descriptor is this file's own and open until the File drops after this.
-        unsafe {
-            libc::flock(self.0.as_raw_fd(), libc::LOCK_UN);
-        }
-    }
-}
-
 pub const MAX_TASK_CHARS: usize = 10_000;
 
 impl Store {
@@ -174,21 +159,9 @@ impl Store {
         self.home.join(ROUTINES_FILE)
     }
 
-    fn lock(&self) -> Result<Lock, StoreError> {
+    fn lock(&self) -> Result<vault::FileLock, StoreError> {
         let path = self.home.join(LOCK_FILE);
-        let file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .mode(0o600)
-            .open(&path)
-            .map_err(|e| StoreError::Io(path.clone(), e))?;
-        // SAFETY: flock on a descriptor this File owns; it blocks until the lock is ours.
-        let r = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
-        if r != 0 {
-            return Err(StoreError::Io(path, std::io::Error::last_os_error()));
-        }
-        Ok(Lock(file))
+        vault::lock(&path).map_err(|e| StoreError::Io(path, e))
     }
 
     fn read(&self) -> Result<RoutinesFile, StoreError> {
