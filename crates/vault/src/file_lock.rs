@@ -4,6 +4,7 @@
 //! two changes made at once by the server and the CLI can't lose one.
 
 use std::fs::{File, OpenOptions};
+use std::os::fd::AsRawFd;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
@@ -21,7 +22,12 @@ pub fn lock(path: &Path) -> std::io::Result<FileLock> {
         .write(true)
         .mode(0o600)
         .open(path)?;
-    file.lock()?;
+    // SAFETY: flock on a descriptor this function owns and keeps open in
+    // the guard; it blocks until the lock is free and has no other effect.
+    // (std's File::lock is newer than the workspace's Rust version.)
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
     Ok(FileLock { _file: file })
 }
 
