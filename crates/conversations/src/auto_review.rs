@@ -186,7 +186,7 @@ pub(crate) async fn review(
     cancel: &Cancel,
     classify: impl Fn(&ToolCall) -> Result<Action, String>,
 ) -> Result<Reviewed, LogError> {
-    let config = chat.review.clone();
+    let config = chat.shared.review.clone();
     let record = Record {
         chat,
         turn,

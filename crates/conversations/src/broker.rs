@@ -64,7 +64,7 @@ impl Chat {
         narrow: bool,
         by: String,
     ) -> Result<(), ChatError> {
-        let _one_at_a_time = self.decisions.lock().await;
+        let _one_at_a_time = self.live.decisions.lock().await;
         if self.log.with_view(|v| v.pending_ask(ask).is_none()) {
             return Err(ChatError::NotWaiting(ask.chars().take(40).collect()));
         }
@@ -76,19 +76,19 @@ impl Chat {
                 narrow: narrow && answer == Answer::Always,
             }))
             .await?;
-        self.waiters.wake(ask, answer);
+        self.live.waiters.wake(ask, answer);
         Ok(())
     }
 
     /// Changes the chat's mode. It holds from the next decision; questions
     /// waiting now that the new mode would allow are allowed.
     pub async fn set_mode(&self, mode: protocol::Mode) -> Result<(), ChatError> {
-        let _one_at_a_time = self.decisions.lock().await;
+        let _one_at_a_time = self.live.decisions.lock().await;
         self.log
             .append(Body::ModeChanged(protocol::ModeChanged { mode }))
             .await?;
         // An engine running its own turn (Claude Code) switches too.
-        if let Some(native) = self.engine.native() {
+        if let Some(native) = self.shared.engine.native() {
             native.set_mode(&self.id, mode);
         }
         let view = self.log.view();
@@ -107,7 +107,7 @@ impl Chat {
                         narrow: false,
                     }))
                     .await?;
-                self.waiters.wake(&pending.ask, Answer::Once);
+                self.live.waiters.wake(&pending.ask, Answer::Once);
             }
         }
         Ok(())
@@ -115,8 +115,8 @@ impl Chat {
 
     /// Ends a question without an answer (Stop, or a restart).
     pub(crate) async fn end_question(&self, ask: &str, reason: &str) -> Result<(), LogError> {
-        let _one_at_a_time = self.decisions.lock().await;
-        self.waiters.forget(ask);
+        let _one_at_a_time = self.live.decisions.lock().await;
+        self.live.waiters.forget(ask);
         if self.log.with_view(|v| v.pending_ask(ask).is_some()) {
             self.log
                 .append(Body::PermissionEnded(PermissionEnded {

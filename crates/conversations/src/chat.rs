@@ -22,40 +22,36 @@ pub struct Chat {
     pub id: String,
     pub work: PathBuf,
     pub log: ChatLog,
-    pub(crate) engine: Arc<dyn Engine>,
-    /// The engine the running (or last) turn was picked to run on; the
-    /// reviewer asks the same model.
-    pub(crate) turn_engine: Mutex<Option<Arc<dyn Engine>>>,
-    pub(crate) tools: Arc<dyn ToolBox>,
-    /// The guard's settings for this chat, but for the mode (read per call).
-    pub(crate) policies: Arc<guard::Settings>,
-    pub(crate) skills: Option<Arc<skills::Catalog>>,
-    /// Skills' lists as they are now, for holds recorded without one; read
-    /// at the start of each turn.
-    pub(crate) skill_lists: Mutex<std::collections::BTreeMap<String, protocol::SkillPermissions>>,
     /// The chat that started this one, for a helper.
     pub parent: Option<String>,
-    pub(crate) chats: std::sync::Weak<crate::chats::Chats>,
-    pub(crate) artifacts: artifacts::Store,
-    pub(crate) switches: Arc<crate::safety::Switches>,
     /// For an `artifact` chat (a pinned app's Refresh): the one artifact it
     /// may update.
     pub(crate) refreshes: Option<String>,
-    pub(crate) review: crate::auto_review::ReviewConfig,
-    /// Steps one turn may take.
-    pub(crate) max_steps: usize,
-    /// Conch's memories (`memories.json`).
-    pub(crate) memories: Arc<memory::Store>,
-    running: Mutex<bool>,
+    /// What every chat of one `Chats` shares.
+    pub(crate) shared: Shared,
+    /// What changes while the chat is open.
+    pub(crate) live: Live,
+}
+
+/// What changes while a chat is open: the turn running now, its waiters,
+/// and what Auto's reviewer allowed.
+pub(crate) struct Live {
+    /// The engine the running (or last) turn was picked to run on; the
+    /// reviewer asks the same model.
+    pub turn_engine: Mutex<Option<Arc<dyn Engine>>>,
+    /// Skills' lists as they are now, for holds recorded without one; read
+    /// at the start of each turn.
+    pub skill_lists: Mutex<std::collections::BTreeMap<String, protocol::SkillPermissions>>,
+    pub running: Mutex<bool>,
     /// Stop for the turn running now.
-    pub(crate) current: Mutex<Option<Cancel>>,
-    pub(crate) waiters: Waiters,
+    pub current: Mutex<Option<Cancel>>,
+    pub waiters: Waiters,
     /// Answers, mode changes and ended questions are decided one at a time,
     /// so two answers to one question can't both land.
-    pub(crate) decisions: tokio::sync::Mutex<()>,
+    pub decisions: tokio::sync::Mutex<()>,
     /// The redacted page Auto's reviewer allowed a browser click on, by
     /// call: the click happens only on that page, exactly.
-    reviewed_pages: Mutex<std::collections::HashMap<String, String>>,
+    pub reviewed_pages: Mutex<std::collections::HashMap<String, String>>,
 }
 
 /// What every chat of one `Chats` shares.
@@ -93,25 +89,18 @@ impl Chat {
             id,
             work,
             log,
-            engine: shared.engine,
-            turn_engine: Mutex::new(None),
-            tools: shared.tools,
-            policies: shared.policies,
-            skills: shared.skills,
-            skill_lists: Mutex::new(Default::default()),
             parent,
-            chats: shared.chats,
-            artifacts: shared.artifacts,
-            switches: shared.switches,
             refreshes,
-            review: shared.review,
-            max_steps: shared.max_steps,
-            memories: shared.memories,
-            running: Mutex::new(false),
-            current: Mutex::new(None),
-            waiters: Waiters::default(),
-            decisions: tokio::sync::Mutex::new(()),
-            reviewed_pages: Mutex::default(),
+            shared,
+            live: Live {
+                turn_engine: Mutex::new(None),
+                skill_lists: Mutex::new(Default::default()),
+                running: Mutex::new(false),
+                current: Mutex::new(None),
+                waiters: Waiters::default(),
+                decisions: tokio::sync::Mutex::new(()),
+                reviewed_pages: Mutex::default(),
+            },
         }
     }
 
@@ -120,7 +109,11 @@ impl Chat {
     /// chats were made with.
     pub(crate) async fn pick_engine(&self) -> Arc<dyn Engine> {
         let picked = self.log.with_view(|v| v.provider.clone());
-        let models = self.chats.upgrade().and_then(|c| c.models().cloned());
+        let models = self
+            .shared
+            .chats
+            .upgrade()
+            .and_then(|c| c.models().cloned());
         let engine = match models {
             Some(models) => tokio::task::spawn_blocking(move || models.pick(picked.as_deref()))
                 .await
@@ -129,18 +122,23 @@ impl Chat {
                 .map(|p| p.engine),
             None => None,
         }
-        .unwrap_or_else(|| self.engine.clone());
-        *self.turn_engine.lock().unwrap_or_else(|p| p.into_inner()) = Some(engine.clone());
+        .unwrap_or_else(|| self.shared.engine.clone());
+        *self
+            .live
+            .turn_engine
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = Some(engine.clone());
         engine
     }
 
     /// The engine of the running (or last) turn.
     pub(crate) fn engine_now(&self) -> Arc<dyn Engine> {
-        self.turn_engine
+        self.live
+            .turn_engine
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone()
-            .unwrap_or_else(|| self.engine.clone())
+            .unwrap_or_else(|| self.shared.engine.clone())
     }
 
     /// What the guard is given besides the chat: the mode and tool policies.
@@ -148,15 +146,19 @@ impl Chat {
         guard::Settings {
             mode,
             skill_lists: self
+                .live
                 .skill_lists
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
                 .clone(),
-            check_after_reading: self.switches.check_after_reading(),
+            check_after_reading: self.shared.switches.check_after_reading(),
             // Read at every call: a tool turned off while a review was
             // pending is off when the call would run.
-            policies: with_apps(self.switches.policies(), self.tools.app_policies()),
-            ..(*self.policies).clone()
+            policies: with_apps(
+                self.shared.switches.policies(),
+                self.shared.tools.app_policies(),
+            ),
+            ..(*self.shared.policies).clone()
         }
     }
 
@@ -173,7 +175,7 @@ impl Chat {
         {
             tokio::time::sleep(std::time::Duration::from_millis(1)).await;
         }
-        let _one_at_a_time = self.decisions.lock().await;
+        let _one_at_a_time = self.live.decisions.lock().await;
         if self.is_running() || self.log.with_view(|v| v.open_turn.is_some()) {
             return Err(ChatError::TurnRunning);
         }
@@ -196,7 +198,7 @@ impl Chat {
     /// command. Messages queued behind it don't start a turn by themselves.
     /// False when no turn was running.
     pub fn stop(&self) -> bool {
-        match &*self.current.lock().unwrap_or_else(|p| p.into_inner()) {
+        match &*self.live.current.lock().unwrap_or_else(|p| p.into_inner()) {
             Some(cancel) => {
                 cancel.cancel();
                 true
@@ -237,7 +239,8 @@ impl Chat {
     }
 
     fn typed_skill(&self, text: &str) -> Result<Option<skills::Skill>, ChatError> {
-        let (Some(catalog), Some(rest)) = (&self.skills, text.trim_start().strip_prefix('/'))
+        let (Some(catalog), Some(rest)) =
+            (&self.shared.skills, text.trim_start().strip_prefix('/'))
         else {
             return Ok(None);
         };
@@ -339,7 +342,7 @@ impl Chat {
             let mode = v.mode.unwrap_or(protocol::Mode::Ask);
             (
                 !v.is_marked(),
-                guard::after_reading(mode, v, self.switches.check_after_reading()),
+                guard::after_reading(mode, v, self.shared.switches.check_after_reading()),
             )
         });
         let says = first.then(|| guard::words::first_mark(source, &what, then));
@@ -358,7 +361,8 @@ impl Chat {
 
     /// Keeps the page the reviewer allowed `call`'s click on.
     pub(crate) fn keep_reviewed_page(&self, call: &str, page: String) {
-        self.reviewed_pages
+        self.live
+            .reviewed_pages
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .insert(call.to_owned(), page);
@@ -366,7 +370,8 @@ impl Chat {
 
     /// The page the reviewer allowed `call` on, once.
     pub(crate) fn take_reviewed_page(&self, call: &str) -> Option<String> {
-        self.reviewed_pages
+        self.live
+            .reviewed_pages
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .remove(call)
@@ -374,7 +379,7 @@ impl Chat {
 
     /// Whether a turn is running or about to.
     pub fn is_running(&self) -> bool {
-        *self.running.lock().unwrap_or_else(|p| p.into_inner())
+        *self.live.running.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Starts the runner unless it is already going. The runner checks for
@@ -382,7 +387,7 @@ impl Chat {
     /// view is updated before an append is acknowledged, so a message is
     /// either seen by the running runner or starts a new one.
     fn kick(self: &Arc<Self>) {
-        let mut running = self.running.lock().unwrap_or_else(|p| p.into_inner());
+        let mut running = self.live.running.lock().unwrap_or_else(|p| p.into_inner());
         if *running {
             return;
         }
@@ -394,7 +399,7 @@ impl Chat {
     async fn drive(self: Arc<Self>) {
         loop {
             {
-                let mut running = self.running.lock().unwrap_or_else(|p| p.into_inner());
+                let mut running = self.live.running.lock().unwrap_or_else(|p| p.into_inner());
                 if !self.log.with_view(|v| v.waiting_for_turn()) {
                     *running = false;
                     return;
@@ -405,7 +410,7 @@ impl Chat {
                     "Chat {}: a turn couldn't be written: {e}",
                     self.id
                 ));
-                *self.running.lock().unwrap_or_else(|p| p.into_inner()) = false;
+                *self.live.running.lock().unwrap_or_else(|p| p.into_inner()) = false;
                 return;
             }
         }

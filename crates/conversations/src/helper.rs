@@ -67,7 +67,7 @@ pub(crate) async fn run(parent: &Arc<Chat>, task: &str, cancel: &Cancel) -> Outc
     if parent.parent.is_some() {
         return Outcome::failed("A helper can't hand work to helpers of its own. Do it here.");
     }
-    let Some(chats) = parent.chats.upgrade() else {
+    let Some(chats) = parent.shared.chats.upgrade() else {
         return Outcome::failed("Helpers aren't available right now.");
     };
     let view = parent.log.view();

@@ -297,7 +297,7 @@ pub(crate) async fn after_call(
     if !ok {
         return;
     }
-    let Some(chats) = chat.chats.upgrade() else {
+    let Some(chats) = chat.shared.chats.upgrade() else {
         return;
     };
     let ledger = chats.ledger().clone();
@@ -426,7 +426,7 @@ pub(crate) async fn after_command(chat: &Chat, began: std::time::SystemTime) {
     if marks.is_empty() {
         return;
     }
-    let Some(chats) = chat.chats.upgrade() else {
+    let Some(chats) = chat.shared.chats.upgrade() else {
         return;
     };
     let ledger = chats.ledger().clone();

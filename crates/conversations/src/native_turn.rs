@@ -45,7 +45,7 @@ fn native_action(
         crate::artifact::refresh_allows(&action, only)?;
     }
     Ok(match action {
-        Action::Integration { tool: name, .. } => match chat.tools.app_tool(tool) {
+        Action::Integration { tool: name, .. } => match chat.shared.tools.app_tool(tool) {
             Some(app) => Action::Integration {
                 tool: app.qualified,
                 read_only: app.read_only,
@@ -63,10 +63,16 @@ fn native_action(
 /// this chat's work folder (`conch --home HOME apps relay NAME --work
 /// DIR`).
 fn native_apps(chat: &Chat) -> Vec<engines::NativeApp> {
-    let Some(home) = chat.chats.upgrade().map(|c| c.home().root().to_path_buf()) else {
+    let Some(home) = chat
+        .shared
+        .chats
+        .upgrade()
+        .map(|c| c.home().root().to_path_buf())
+    else {
         return Vec::new();
     };
-    chat.tools
+    chat.shared
+        .tools
         .native_apps()
         .into_iter()
         .map(|name| {
@@ -328,7 +334,7 @@ pub(crate) async fn run(
             v.is_marked() || v.held_without_commands(),
         )
     });
-    let protected = chat.policies.protected.clone();
+    let protected = chat.shared.policies.protected.clone();
     let mut hidden: Vec<std::path::PathBuf> = protected
         .keys
         .iter()
@@ -336,11 +342,12 @@ pub(crate) async fn run(
         .collect();
     hidden.extend(protected.conch_home.iter().map(std::path::PathBuf::from));
     let sealing = chat
+        .shared
         .switches
         .sealing()
         .load(std::sync::atomic::Ordering::SeqCst);
-    let in_box = chat.switches.engines_in_box();
-    let boxed: Option<Arc<dyn engines::boxing::Boxing>> = match chat.tools.sealed() {
+    let in_box = chat.shared.switches.engines_in_box();
+    let boxed: Option<Arc<dyn engines::boxing::Boxing>> = match chat.shared.tools.sealed() {
         Some(s) if sealing && engine.boxes() => {
             Some(Arc::new(crate::engine_box::EngineBox(s)) as Arc<dyn engines::boxing::Boxing>)
         }
@@ -456,7 +463,7 @@ async fn log_event(
             }
         }
         NativeEvent::SkillUsed { name } => {
-            let found = match &chat.skills {
+            let found = match &chat.shared.skills {
                 Some(catalog) => {
                     let catalog = catalog.clone();
                     let n = name.clone();

@@ -194,7 +194,7 @@ async fn ask_owner(
         None => (always, narrow, note),
     };
     let ask = crate::ids::random_id(12);
-    let answer = chat.waiters.register(&ask);
+    let answer = chat.live.waiters.register(&ask);
     chat.log
         .append(Body::PermissionRequested(PermissionRequested {
             turn,

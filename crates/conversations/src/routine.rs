@@ -63,7 +63,7 @@ pub async fn run(chat: &Arc<Chat>, input: &serde_json::Value) -> Outcome {
     let Ok(Action::Routine { schedule, task }) = classify(input) else {
         return Outcome::failed("The routine couldn't be read again.");
     };
-    let Some(chats) = chat.chats.upgrade() else {
+    let Some(chats) = chat.shared.chats.upgrade() else {
         return Outcome::failed("Conch is stopping.");
     };
     let store = routines::Store::new(chats.home().root());

@@ -30,9 +30,9 @@ impl From<LogError> for TurnError {
 
 pub(crate) async fn run(chat: &Arc<Chat>) -> Result<(), LogError> {
     let cancel = Cancel::default();
-    *chat.current.lock().unwrap_or_else(|p| p.into_inner()) = Some(cancel.clone());
+    *chat.live.current.lock().unwrap_or_else(|p| p.into_inner()) = Some(cancel.clone());
     let result = run_with(chat, &cancel).await;
-    *chat.current.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    *chat.live.current.lock().unwrap_or_else(|p| p.into_inner()) = None;
     result
 }
 
@@ -66,13 +66,13 @@ async fn run_with(chat: &Arc<Chat>, cancel: &Cancel) -> Result<(), LogError> {
             EndReason::Error,
             Some(format!(
                 "The assistant took {} steps without finishing, so this turn was ended. Say \"go on\" to continue, or raise maxSteps in settings.json.",
-                chat.max_steps
+                chat.shared.max_steps
             )),
         ),
         Err(TurnError::Log(e)) => (EndReason::Error, Some(e.to_string())),
     };
     // Once the turn is ending there's nothing left for Stop to stop.
-    *chat.current.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    *chat.live.current.lock().unwrap_or_else(|p| p.into_inner()) = None;
     chat.log
         .append(Body::TurnEnded(TurnEnded {
             turn,
@@ -85,7 +85,7 @@ async fn run_with(chat: &Arc<Chat>, cancel: &Cancel) -> Result<(), LogError> {
 
 async fn steps(chat: &Arc<Chat>, turn: u64, cancel: &Cancel) -> Result<(), TurnError> {
     // The skills on offer, read once a turn (reading scans every skill).
-    let skills_offered: Vec<(String, String)> = match &chat.skills {
+    let skills_offered: Vec<(String, String)> = match &chat.shared.skills {
         Some(catalog) => {
             let catalog = catalog.clone();
             tokio::task::spawn_blocking(move || catalog.list().unwrap_or_default())
@@ -99,7 +99,7 @@ async fn steps(chat: &Arc<Chat>, turn: u64, cancel: &Cancel) -> Result<(), TurnE
         None => Vec::new(),
     };
     refresh_skill_lists(chat).await;
-    for _ in 0..chat.max_steps {
+    for _ in 0..chat.shared.max_steps {
         if cancel.is_cancelled() {
             return Err(TurnError::Stopped);
         }
@@ -116,6 +116,7 @@ async fn steps(chat: &Arc<Chat>, turn: u64, cancel: &Cancel) -> Result<(), TurnE
                 // A Refresh chat reads the web for fresh data and updates
                 // its one artifact; the guard decides the reads like any.
                 let mut specs: Vec<_> = chat
+                    .shared
                     .tools
                     .specs()
                     .into_iter()
@@ -124,7 +125,7 @@ async fn steps(chat: &Arc<Chat>, turn: u64, cancel: &Cancel) -> Result<(), TurnE
                 specs.push(crate::artifact::update_spec());
                 specs
             } else {
-                let mut specs = chat.tools.specs();
+                let mut specs = chat.shared.tools.specs();
                 specs.extend(crate::artifact::specs());
                 specs.extend(crate::memories::specs());
                 if crate::browsing::browser_of(chat).is_some() {
@@ -231,7 +232,7 @@ async fn one_call(
     let ctx = RunContext {
         work: chat.work.clone(),
         cancel: cancel.clone(),
-        protected: chat.policies.protected.clone(),
+        protected: chat.shared.policies.protected.clone(),
     };
     let began = std::time::SystemTime::now();
     let outcome = match &action {
@@ -244,7 +245,7 @@ async fn one_call(
         }
         Action::Routine { .. } => crate::routine::run(chat, &call.input).await,
         Action::Browser(_) => crate::browsing::run(chat, &call, &action).await,
-        _ => chat.tools.run(&call, &action, &ctx).await,
+        _ => chat.shared.tools.run(&call, &action, &ctx).await,
     };
     let mark = guard::mark_for(&action, outcome.detail.as_ref()).filter(|(source, what)| {
         // The browser shows the same site page after page: it marks once.
@@ -293,7 +294,7 @@ pub(crate) fn classify(chat: &Chat, call: &ToolCall) -> Result<Action, String> {
         let action = if call.name == crate::artifact::UPDATE {
             crate::artifact::classify(&call.name, &call.input)?
         } else {
-            chat.tools.classify(call, &chat.work)?
+            chat.shared.tools.classify(call, &chat.work)?
         };
         crate::artifact::refresh_allows(&action, only)?;
         Ok(action)
@@ -308,14 +309,14 @@ pub(crate) fn classify(chat: &Chat, call: &ToolCall) -> Result<Action, String> {
     } else if crate::browsing::is_browser_tool(&call.name) {
         crate::browsing::classify(chat, call)
     } else {
-        chat.tools.classify(call, &chat.work)
+        chat.shared.tools.classify(call, &chat.work)
     }
 }
 
 /// For holds recorded without a list (older logs): each skill's list now.
 async fn refresh_skill_lists(chat: &Arc<Chat>) {
     let (Some(catalog), true) = (
-        chat.skills.clone(),
+        chat.shared.skills.clone(),
         chat.log
             .with_view(|v| v.holds.iter().any(|h| h.permissions.is_none())),
     ) else {
@@ -332,5 +333,9 @@ async fn refresh_skill_lists(chat: &Arc<Chat>) {
         })
         .await
         .unwrap_or_default();
-    *chat.skill_lists.lock().unwrap_or_else(|p| p.into_inner()) = lists;
+    *chat
+        .live
+        .skill_lists
+        .lock()
+        .unwrap_or_else(|p| p.into_inner()) = lists;
 }

@@ -84,7 +84,7 @@ pub fn split(text: &str) -> Vec<Result<String, Block>> {
 }
 
 async fn make(chat: &Arc<Chat>, block: Block) -> Result<(Artifact, ArtifactAction), String> {
-    let store = chat.artifacts.clone();
+    let store = chat.shared.artifacts.clone();
     let chat_id = chat.id.clone();
     tokio::task::spawn_blocking(move || match (&block.id, &block.kind) {
         (Some(id), _) => store

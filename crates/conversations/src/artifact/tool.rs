@@ -138,7 +138,7 @@ pub(crate) async fn record(
     let (mut marks, others) = chat.log.with_view(crate::carried::in_words);
     marks.extend(others.into_iter().map(|o| format!("had {o}'s words in it")));
     if !marks.is_empty() {
-        let store = chat.artifacts.clone();
+        let store = chat.shared.artifacts.clone();
         let id = artifact.id.clone();
         tokio::task::spawn_blocking(move || store.add_marks(&id, &marks))
             .await
@@ -150,7 +150,7 @@ pub(crate) async fn record(
 
 /// Makes or updates an artifact for a tool call.
 pub async fn run(chat: &Arc<Chat>, call_id: &str, name: &str, input: &Value) -> Outcome {
-    let store = chat.artifacts.clone();
+    let store = chat.shared.artifacts.clone();
     let refresh = chat.refreshes.clone();
     let content = field(input, "content").unwrap_or("").to_owned();
     let made: Result<(Artifact, ArtifactAction), StoreError> = if name == CREATE {

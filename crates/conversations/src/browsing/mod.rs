@@ -27,7 +27,10 @@ pub(crate) use sent::watch as watch_sent;
 
 /// The browser `chat` uses, if Conch has one.
 pub(crate) fn browser_of(chat: &Chat) -> Option<Arc<Browser>> {
-    chat.chats.upgrade().and_then(|c| c.browser().cloned())
+    chat.shared
+        .chats
+        .upgrade()
+        .and_then(|c| c.browser().cloned())
 }
 
 /// What `call` does in `chat`, read against its page now.

@@ -164,7 +164,7 @@ fn shown_outcome(
 /// Keeps a screenshot beside the chat's log, as `browser/<call>-<random>.png`;
 /// the card shows it.
 async fn save_screenshot(chat: &Chat, call: &str, png: &[u8]) -> Result<String, String> {
-    let Some(chats) = chat.chats.upgrade() else {
+    let Some(chats) = chat.shared.chats.upgrade() else {
         return Err("The screenshot couldn't be kept: Conch is stopping.".to_owned());
     };
     let dir = chats.home().chats_dir().join(&chat.id).join("browser");

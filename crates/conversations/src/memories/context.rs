@@ -22,10 +22,10 @@ pub(crate) async fn give(chat: &Arc<Chat>) -> Result<(), LogError> {
     if !first || chat.refreshes.is_some() || others {
         return Ok(());
     }
-    if let Some(chats) = chat.chats.upgrade() {
+    if let Some(chats) = chat.shared.chats.upgrade() {
         chats.memories().deliver().await;
     }
-    let store = chat.memories.clone();
+    let store = chat.shared.memories.clone();
     let standing = match tokio::task::spawn_blocking(move || store.standing()).await {
         Ok(Ok(list)) => list,
         Ok(Err(e)) => {

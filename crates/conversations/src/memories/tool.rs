@@ -141,8 +141,8 @@ async fn remember(chat: &Arc<Chat>, call: &str, text: &str) -> Result<Outcome, S
         read: read.clone(),
         owner_words: memory::owner_words(&text, &said),
     };
-    let verdict = memory::check(&text, &source, chat.switches.check_memories());
-    let store = chat.memories.clone();
+    let verdict = memory::check(&text, &source, chat.shared.switches.check_memories());
+    let store = chat.shared.memories.clone();
     let (t, c, v) = (text.clone(), call.to_owned(), verdict.clone());
     let added = blocking(move || store.add(&t, source, &v, Some(c))).await?;
     let memory = match added {
@@ -195,7 +195,7 @@ async fn remember(chat: &Arc<Chat>, call: &str, text: &str) -> Result<Outcome, S
 }
 
 async fn forget(chat: &Arc<Chat>, call: &str, id: &str) -> Result<Outcome, String> {
-    let store = chat.memories.clone();
+    let store = chat.shared.memories.clone();
     let wanted = id.trim().to_owned();
     let gone = blocking(move || store.forget(&wanted)).await?;
     let event = MemoryEvent {
@@ -213,7 +213,7 @@ async fn forget(chat: &Arc<Chat>, call: &str, id: &str) -> Result<Outcome, Strin
         .map_err(|e| e.to_string())?;
     // The chat that wrote it hears too, so a row waiting there settles.
     if let Some(source) = gone.source.chat().filter(|c| *c != chat.id) {
-        if let Some(chats) = chat.chats.upgrade() {
+        if let Some(chats) = chat.shared.chats.upgrade() {
             crate::memories::owner::record(&chats, source, event).await;
         }
     }
@@ -224,7 +224,7 @@ async fn forget(chat: &Arc<Chat>, call: &str, id: &str) -> Result<Outcome, Strin
 }
 
 async fn recall(chat: &Arc<Chat>, query: &str) -> Result<Outcome, String> {
-    let store = chat.memories.clone();
+    let store = chat.shared.memories.clone();
     let q = query.to_owned();
     let found = blocking(move || store.recall(&q, RECALLED)).await?;
     if found.is_empty() {
