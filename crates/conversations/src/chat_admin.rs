@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use protocol::{Body, ChatArchived, ChatRenamed, EndReason, ModelChanged};
+use protocol::{Body, ChatArchived, ChatRenamed, EndReason, GrantRevoked, ModelChanged};
 
 use crate::chat::{Chat, Posted};
 use crate::error::ChatError;
@@ -15,6 +15,23 @@ use crate::error::ChatError;
 pub const MAX_TITLE_CHARS: usize = 200;
 
 impl Chat {
+    /// Takes back an "always" in force (`key`, as the chat's grants name
+    /// it): what it let through asks again from the next call. False when
+    /// no such "always" is in force.
+    pub async fn revoke_grant(&self, key: &str, by: &str) -> Result<bool, ChatError> {
+        let _one_at_a_time = self.live.decisions.lock().await;
+        if !self.log.with_view(|v| v.always.contains(key)) {
+            return Ok(false);
+        }
+        self.log
+            .append(Body::GrantRevoked(GrantRevoked {
+                key: key.to_owned(),
+                by: by.to_owned(),
+            }))
+            .await?;
+        Ok(true)
+    }
+
     /// Names the chat. The name is plain text: one line, as typed.
     pub async fn rename(&self, title: &str) -> Result<String, ChatError> {
         let title: String = title

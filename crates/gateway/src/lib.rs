@@ -68,6 +68,11 @@ pub fn router(state: AppState) -> Router {
             post(routes::turns::answer),
         )
         .route("/api/chats/{id}/mode", post(routes::turns::set_mode))
+        .route("/api/chats/{id}/grants", get(routes::turns::grants))
+        .route(
+            "/api/chats/{id}/grants/{grant}",
+            axum::routing::delete(routes::turns::revoke_grant),
+        )
         .route("/api/chats/{id}/stop", post(routes::turns::stop))
         .route(
             "/api/chats/{id}/skills/{skill}/stop-holding",

@@ -240,3 +240,96 @@ async fn auto_mode_reviews_over_http_and_activity_counts_it() {
     assert_eq!(page["totals"]["reviewAllowed"], 1);
     assert_eq!(page["totals"]["reviewRejected"], 0);
 }
+
+/// An "always" given on a card let every later command run with no
+/// question, and nothing showed it or took it back. It shows in the
+/// chat's grants, a person or a key takes it back (`grant.revoked`), and
+/// the next command asks again.
+#[tokio::test]
+async fn an_always_shows_in_the_grants_and_taking_it_back_asks_again() {
+    let engine = Arc::new(ScriptedEngine::new([
+        vec![command("c1", "echo eins")],
+        vec![Chunk::Text("Done.".into())],
+        vec![command("c2", "echo zwei")],
+        vec![Chunk::Text("Done.".into())],
+        vec![command("c3", "echo drei")],
+        vec![Chunk::Text("Done.".into())],
+    ]));
+    let s = start_engine(engine, Arc::new(Tools::new(ToolsConfig::default()))).await;
+    let id = s.new_chat().await;
+    let mut sse = SseReader::new(s.get(format!("/api/chats/{id}/stream")).await);
+    let post = |text: &'static str| {
+        let s = &s;
+        let id = id.clone();
+        async move {
+            s.post(
+                format!("/api/chats/{id}/messages"),
+                &json!({ "text": text }),
+            )
+            .await;
+        }
+    };
+    post("first").await;
+    let (events, _) = sse.until("permission.requested").await;
+    let ask = events.last().unwrap()["ask"].as_str().unwrap().to_owned();
+    let none: Value = s.get_json(format!("/api/chats/{id}/grants")).await;
+    assert_eq!(none["grants"], json!([]));
+    s.post(
+        format!("/api/chats/{id}/permissions/{ask}"),
+        &json!({ "answer": "always" }),
+    )
+    .await;
+    sse.until("turn.ended").await;
+
+    let grants: Value = s.get_json(format!("/api/chats/{id}/grants")).await;
+    let keys: Vec<&str> = grants["grants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["key"].as_str().unwrap())
+        .collect();
+    assert_eq!(keys, ["box:run_command", "run_command"], "{grants}");
+    let run = &grants["grants"][1];
+    assert_eq!(run["says"], "Commands run without asking in this chat.");
+    assert_eq!(run["by"], "owner");
+    assert!(run["at"].as_str().unwrap().ends_with('Z'));
+    let shown: Value = s.get_json(format!("/api/chats/{id}")).await;
+    assert_eq!(shown["grants"], grants["grants"]);
+
+    // Covered: the next command runs without a question.
+    post("second").await;
+    let (events, _) = sse.until("turn.ended").await;
+    assert!(!events.iter().any(|e| e["type"] == "permission.requested"));
+
+    // Taken back: by a script's key too (taking back only narrows).
+    let (_, key) = gateway::auth::keys::create(&s.root(), "tidy").unwrap();
+    for grant in ["run_command", "box%3Arun_command"] {
+        let res = reqwest::Client::new()
+            .delete(format!("{}/api/chats/{id}/grants/{grant}", s.url))
+            .bearer_auth(&key)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), StatusCode::OK, "{grant}");
+    }
+    let again = reqwest::Client::new()
+        .delete(format!("{}/api/chats/{id}/grants/run_command", s.url))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), StatusCode::NOT_FOUND);
+    let grants: Value = s.get_json(format!("/api/chats/{id}/grants")).await;
+    assert_eq!(grants["grants"], json!([]));
+
+    post("third").await;
+    let (events, _) = sse.until("permission.requested").await;
+    let revoked: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["type"] == "grant.revoked")
+        .collect();
+    assert_eq!(revoked.len(), 2);
+    assert_eq!(revoked[0]["key"], "run_command");
+    assert_eq!(revoked[0]["by"], "key:tidy");
+    assert_eq!(events.last().unwrap()["call"], "c3");
+}

@@ -191,6 +191,7 @@ pub enum Body {
     ChatRenamed(crate::chat_meta::ChatRenamed),
     ChatArchived(crate::chat_meta::ChatArchived),
     ModelChanged(crate::chat_meta::ModelChanged),
+    GrantRevoked(crate::chat_meta::GrantRevoked),
     /// A type this version doesn't know, or a known type whose fields it can't
     /// read. The line stays in the log as it was; folds skip it.
     Unknown {
@@ -224,6 +225,7 @@ impl Body {
             Body::ChatRenamed(_) => "chat.renamed",
             Body::ChatArchived(_) => "chat.archived",
             Body::ModelChanged(_) => "model.changed",
+            Body::GrantRevoked(_) => "grant.revoked",
             Body::Unknown { kind } => kind,
         }
     }

@@ -4,7 +4,7 @@
 //! log grows pays only for the new events, and one that opens a chat pays one
 //! pass.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::hash::Hasher;
 
 use crate::action::Action;
@@ -116,6 +116,16 @@ impl Mark {
     }
 }
 
+/// An "always" in force: the answer that gave it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Grant {
+    /// The `permission.answered` event's `seq` and `at`.
+    pub seq: u64,
+    pub at: String,
+    /// Who answered: `owner`, `key:<name>`, or a chat app's owner.
+    pub by: String,
+}
+
 /// A question asked and not yet answered or ended.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PendingAsk {
@@ -164,8 +174,11 @@ pub struct ChatView {
     /// Questions waiting for an answer, oldest first.
     pub pending: Vec<PendingAsk>,
     /// What "Always allow" answers let through for the rest of the chat:
-    /// the `always` of every question answered `always`.
+    /// the `always` of every question answered `always`, but those taken
+    /// back (`grant.revoked`).
     pub always: BTreeSet<String>,
+    /// Who gave each of those, and when (the answer's `seq`, `at` and `by`).
+    pub grants: BTreeMap<String, Grant>,
     /// Every mark, held or not; see [`ChatView::held_taints`].
     pub marks: Vec<Mark>,
     /// The skills this chat is held to, in the order they came in.
@@ -371,11 +384,25 @@ impl ChatView {
                         } else {
                             asked.always
                         };
-                        self.always.extend(keys.unwrap_or_default());
+                        for key in keys.unwrap_or_default() {
+                            self.grants.insert(
+                                key.clone(),
+                                Grant {
+                                    seq: event.seq,
+                                    at: event.at.clone(),
+                                    by: answered.by.clone(),
+                                },
+                            );
+                            self.always.insert(key);
+                        }
                     }
                 }
             }
             Body::PermissionEnded(ended) => self.pending.retain(|p| p.ask != ended.ask),
+            Body::GrantRevoked(revoked) => {
+                self.always.remove(&revoked.key);
+                self.grants.remove(&revoked.key);
+            }
             _ => {}
         }
     }

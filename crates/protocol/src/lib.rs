@@ -33,14 +33,14 @@ pub use body::{
     PermissionAnswered, PermissionEnded, PermissionRequested, Provenance, Reply, Speaker, Taint,
     ToolCalled, ToolFinished, TurnEnded, TurnStarted,
 };
-pub use chat_meta::{ChatArchived, ChatRenamed, ModelChanged};
+pub use chat_meta::{grant_words, ChatArchived, ChatRenamed, GrantRevoked, ModelChanged};
 pub use download::{
     download_host, git_subcommand, is_download, is_remote, only_exempt_fetches,
     was_download_before_2026_10_04,
 };
 pub use event::Event;
 pub use fold::{skill_holds, Hold};
-pub use fold::{ChatView, Mark, OpenTurn, PendingAsk};
+pub use fold::{ChatView, Grant, Mark, OpenTurn, PendingAsk};
 pub use line::LineError;
 pub use memory::{MemoriesUsed, MemoryAction, MemoryEvent, MemoryReason, UsedMemory};
 pub use review::{ReviewJudged, ReviewOutcome};

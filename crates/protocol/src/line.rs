@@ -90,6 +90,7 @@ impl Event {
             "chat.renamed" => body_of(line, Body::ChatRenamed, kind),
             "chat.archived" => body_of(line, Body::ChatArchived, kind),
             "model.changed" => body_of(line, Body::ModelChanged, kind),
+            "grant.revoked" => body_of(line, Body::GrantRevoked, kind),
             other => Body::Unknown {
                 kind: other.to_owned(),
             },
@@ -128,6 +129,7 @@ impl Event {
             Body::ChatRenamed(b) => object_fields(b),
             Body::ChatArchived(b) => object_fields(b),
             Body::ModelChanged(b) => object_fields(b),
+            Body::GrantRevoked(b) => object_fields(b),
             Body::Unknown { .. } => String::new(),
         };
         let mut line = String::with_capacity(64 + fields.len());

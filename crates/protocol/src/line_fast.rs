@@ -157,6 +157,7 @@ impl<'de> Visitor<'de> for EventVisitor {
             "chat.renamed" => body(&mut map, e, Body::ChatRenamed)?,
             "chat.archived" => body(&mut map, e, Body::ChatArchived)?,
             "model.changed" => body(&mut map, e, Body::ModelChanged)?,
+            "grant.revoked" => body(&mut map, e, Body::GrantRevoked)?,
             _ => {
                 while map.next_key::<IgnoredAny>()?.is_some() {
                     map.next_value::<IgnoredAny>()?;

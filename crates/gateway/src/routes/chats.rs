@@ -147,6 +147,7 @@ pub async fn show(
             "ask": p.ask, "seq": p.seq, "tool": p.tool, "call": p.call,
         })).collect::<Vec<_>>(),
         "always": view.always,
+        "grants": crate::routes::turns::grants_json(&view),
         "holds": view.holds.iter().map(|h| json!({
             "skill": h.skill, "source": h.source, "since": h.seq, "by": h.by, "permissions": h.permissions,
         })).collect::<Vec<_>>(),

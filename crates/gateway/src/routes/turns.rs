@@ -78,6 +78,51 @@ pub async fn set_mode(
     Ok(Json(json!({ "mode": mode })))
 }
 
+/// The "always" answers in force in a chat, as the line above the message
+/// box shows them.
+pub fn grants_json(view: &protocol::ChatView) -> Vec<Value> {
+    view.always
+        .iter()
+        .map(|key| {
+            let given = view.grants.get(key);
+            json!({
+                "key": key,
+                "says": protocol::grant_words(key),
+                "by": given.map(|g| g.by.clone()),
+                "at": given.map(|g| g.at.clone()),
+            })
+        })
+        .collect()
+}
+
+/// `GET /api/chats/{id}/grants`: `{"grants": [{"key", "says", "by", "at"}]}`.
+pub async fn grants(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let chat = open_chat(&state, id).await?;
+    let grants = chat.log.with_view(grants_json);
+    Ok(Json(json!({ "grants": grants })))
+}
+
+/// `DELETE /api/chats/{id}/grants/{grant}` (the grant's `key`,
+/// percent-encoded): takes it back; `grant.revoked` in the log. 404 when
+/// no such "always" is in force.
+pub async fn revoke_grant(
+    State(state): State<AppState>,
+    who: Who,
+    Path((id, key)): Path<(String, String)>,
+) -> Result<Json<Value>, ApiError> {
+    let chat = open_chat(&state, id).await?;
+    if !chat.revoke_grant(&key, &who_answered(&who)).await? {
+        return Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "No such always is in force in this chat. It may have been taken back already.",
+        ));
+    }
+    Ok(Json(json!({ "revoked": key })))
+}
+
 /// `POST /api/chats/{id}/skills/{skill}/stop-holding`: a person ends a
 /// hold. Access keys get 403; refused while a turn runs.
 pub async fn stop_holding(

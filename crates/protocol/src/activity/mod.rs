@@ -447,6 +447,19 @@ impl ActivityFold {
                 None,
             )],
             Body::Artifact(a) => vec![row(ActivityKind::Made, a.says(), None)],
+            Body::GrantRevoked(g) => {
+                let who = if g.by == "owner" {
+                    "You".to_owned()
+                } else {
+                    g.by.clone()
+                };
+                let said = crate::chat_meta::grant_words(&g.key);
+                vec![row(
+                    ActivityKind::Question,
+                    format!("{who} took back an always: {}", said.trim_end_matches('.')),
+                    None,
+                )]
+            }
             Body::Memory(m) => {
                 use crate::memory::MemoryAction::*;
                 let mut changes = Vec::new();
