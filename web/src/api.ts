@@ -92,6 +92,16 @@ export interface ChatInfo {
   picked: string | null;
   /** What answers when no provider is set up ("mock"). */
   engine: string;
+  /** Every "always" in force in the chat, in words, and who gave it. */
+  grants: Grant[];
+}
+
+/** An "always" in force (`GET /api/chats/{id}/grants`). */
+export interface Grant {
+  key: string;
+  says: string;
+  by: string | null;
+  at: string | null;
 }
 
 export interface Provider {
@@ -342,6 +352,8 @@ export const api = {
   stopHolding: (id: string, skill: string) =>
     call<unknown>("POST", `/api/chats/${id}/skills/${encodeURIComponent(skill)}/stop-holding`),
   skills: () => call<Skill[]>("GET", "/api/skills"),
+  /** Takes back an "always" in force in a chat. */
+  revokeGrant: (id: string, key: string) => call<{ revoked: string }>("DELETE", `/api/chats/${id}/grants/${encodeURIComponent(key)}`),
   /** Takes a file's mark off for later readers (a person only). */
   clearMark: (path: string) => call<{ path: string; cleared: boolean }>("POST", "/api/marks/clear", { path }),
 };

@@ -30,8 +30,8 @@ pub struct GrantRevoked {
 
 /// What an "always" in force lets through, as the line above the message
 /// box says it: `run_command` is "Commands run without asking in this
-/// chat.", `run_command@git log` "`git log` runs without asking in this
-/// chat.", a `read:` key the same "even after it read something".
+/// chat.", `run_command@git log` "git log … runs without asking in this
+/// chat." (as the card's narrower choice names it), a `read:` key the same "even after it read something".
 pub fn grant_words(key: &str) -> String {
     let (scope, rest) = match key.split_once(':') {
         Some((scope @ ("read" | "box" | "browser"), rest)) => (scope, rest),
@@ -45,13 +45,13 @@ pub fn grant_words(key: &str) -> String {
         None => (rest, None),
     };
     let what = match (tool, program) {
-        ("run_command" | "commandExecution" | "Bash", Some(p)) => format!("`{p}` runs"),
+        ("run_command" | "commandExecution" | "Bash", Some(p)) => format!("{p} … runs"),
         ("run_command" | "commandExecution" | "Bash", None) => "Commands run".to_owned(),
         ("write_file" | "edit_file" | "Write" | "Edit" | "fileChange", _) => {
             "File changes happen".to_owned()
         }
         ("web_fetch" | "WebFetch", _) => "Fetches of addresses it puts together run".to_owned(),
-        (tool, Some(p)) => format!("{tool} `{p}` runs"),
+        (tool, Some(p)) => format!("{tool} {p} … runs"),
         (tool, None) => format!("{tool} runs"),
     };
     match scope {
@@ -71,7 +71,7 @@ mod tests {
             ("run_command", "Commands run without asking in this chat."),
             (
                 "run_command@git log",
-                "`git log` runs without asking in this chat.",
+                "git log … runs without asking in this chat.",
             ),
             (
                 "read:run_command",

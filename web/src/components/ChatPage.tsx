@@ -46,7 +46,7 @@ function PanelSlot(props: { shown: Shown; chat: string; onShow: (s: Shown) => vo
 }
 
 /** Events after which what the chat is (its name, model) is read again. */
-const ABOUT = new Set(["chat.renamed", "chat.archived", "model.changed", "turn.ended"]);
+const ABOUT = new Set(["chat.renamed", "chat.archived", "model.changed", "turn.ended", "permission.answered", "grant.revoked"]);
 
 export function ChatPage(props: {
   id: string;
@@ -189,7 +189,8 @@ export function ChatPage(props: {
       const a = e.key === "o" ? "once" : e.key === "d" ? "deny" : e.key === "a" && q.always ? "always" : null;
       if (a) {
         e.preventDefault();
-        void answer(q, a, a === "always" ? "tool" : undefined).catch(fail);
+        // `a` takes the narrowest "always" the card offers, never the widest.
+        void answer(q, a, a === "always" ? (q.narrow ? "program" : "tool") : undefined).catch(fail);
       }
     };
     addEventListener("keydown", onKey);
@@ -264,6 +265,11 @@ export function ChatPage(props: {
             }}
             onStop={() => void api.stop(props.id)}
             onMode={(m: Mode) => void api.setMode(props.id, m).catch(fail)}
+            grants={info?.grants ?? []}
+            onRevoke={async (key) => {
+              await api.revokeGrant(props.id, key);
+              setInfo(await api.chat(props.id));
+            }}
             onLeave={() => {
               // Escape: the card's keys work again; its first button has focus.
               if (firstPending) document.querySelector<HTMLElement>(`[data-ask="${CSS.escape(firstPending)}"] .answers button`)?.focus();

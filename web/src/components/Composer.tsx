@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import type { Mode, Provider } from "../api";
+import type { Grant, Mode, Provider } from "../api";
 import { MODES } from "../words";
 
 /** The model the chat's next turn runs on, and the picker that changes it. */
@@ -31,6 +31,9 @@ export function Composer(props: {
   models?: Models;
   /** Put the cursor in the box when the chat opens. */
   focus?: boolean;
+  /** The "always" answers in force, and how to take one back. */
+  grants?: Grant[];
+  onRevoke?: (key: string) => Promise<void>;
 }) {
   const [text, setText] = useState("");
   const [error, setError] = useState<string | null>(null);
@@ -53,8 +56,28 @@ export function Composer(props: {
     }
   };
   const m = props.models;
+  const grants = props.grants ?? [];
+  // The mode's sentence stays true once something is allowed for the chat.
+  const says = current && grants.length ? `${current.says.replace(/\.$/, "")}, except what you allowed above.` : current?.says;
   return (
     <div class="composer">
+      {grants.length > 0 && (
+        <ul class="grants" aria-label="Allowed in this chat">
+          {grants.map((g) => (
+            <li key={g.key}>
+              <span>{g.says}</span>{" "}
+              <button
+                type="button"
+                class="link"
+                aria-label={`Undo: ${g.says}`}
+                onClick={() => void props.onRevoke?.(g.key).catch((e) => setError(e instanceof Error ? e.message : String(e)))}
+              >
+                Undo
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
       <textarea
         ref={box}
         aria-label="Message"
@@ -103,7 +126,7 @@ export function Composer(props: {
           </select>
         )}
         <span id="mode-says" class="mode-says quiet">
-          {current?.says}
+          {says}
           {current?.warning && <strong class="warning"> {current.warning}</strong>}
         </span>
         {props.running && (

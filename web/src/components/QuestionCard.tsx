@@ -162,12 +162,12 @@ export function QuestionCard(props: { q: Question; onAnswer: (a: Answer, covers?
             Once
           </button>
           {q.always && narrow && (
-            <button class="narrow" disabled={busy} onClick={() => answer("always", "program")}>
+            <button class="narrow" disabled={busy} onClick={() => answer("always", "program")} title="a">
               Always allow <code>{narrow}</code> in this chat
             </button>
           )}
           {q.always && (
-            <button class="wide" disabled={busy} onClick={() => answer("always", "tool")} title="a">
+            <button class="wide" disabled={busy} onClick={() => answer("always", "tool")} title={narrow ? undefined : "a"}>
               Always allow: {covers(q.always)}, for the rest of this chat
             </button>
           )}

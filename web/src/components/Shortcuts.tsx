@@ -7,7 +7,7 @@ const KEYS: [string, string][] = [
   ["Enter", "Send the message (Shift+Enter for a new line)"],
   ["Escape", "Leave the message box, so a question's keys work; close a dialog"],
   ["o", "Answer the waiting question: once"],
-  ["a", "Answer it: always allow (what the card says it covers)"],
+  ["a", "Answer it: always allow, the narrowest the card offers"],
   ["d", "Answer it: deny"],
   ["Tab", "Every button, in order; a question's buttons come first when it appears"],
 ];

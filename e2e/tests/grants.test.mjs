@@ -1,0 +1,61 @@
+// An "always" is a standing grant: it shows above the message box with an
+// Undo, the mode's sentence stays true, the `a` key takes the narrowest
+// "always" the card offers, and after Undo the next command asks again.
+// At desktop and phone sizes.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { browser, idle, send, shot, signIn, startConch } from "../lib/conch.mjs";
+
+for (const [name, viewport] of [
+  ["desktop", { width: 1280, height: 860 }],
+  ["phone", { width: 390, height: 844 }],
+]) {
+  test(`${name}: a grant shows above the message box, Undo takes it back, and the next command asks again`, async () => {
+    const conch = await startConch();
+    const b = await browser(viewport);
+    try {
+      const { page } = b;
+      await signIn(page, conch.url);
+      // On a phone the sidebar is a drawer: its top bar has New chat too.
+      await page.getByRole("button", { name: "New chat" }).first().click();
+      await page.getByLabel("Message").waitFor();
+      const card = page.locator(".question.pending");
+      const says = page.locator("#mode-says");
+      assert.doesNotMatch(await says.innerText(), /except/);
+
+      await send(page, "run `echo eins`");
+      await card.waitFor();
+      // `a` takes the narrowest "always" on the card: echo, not any command.
+      await page.keyboard.press("Escape");
+      await page.keyboard.press("a");
+      await idle(page);
+      const grants = page.getByRole("list", { name: "Allowed in this chat" });
+      await grants.waitFor();
+      assert.deepEqual(await grants.locator("li span").allInnerTexts(), ["echo … runs without asking in this chat."]);
+      assert.match(await says.innerText(), /except what you allowed above\.$/);
+      await shot(page, `61-grant-shown-${name}`);
+
+      // Covered: echo runs with no question.
+      const asked = await page.locator(".question").count();
+      await send(page, "run `echo zwei`");
+      await idle(page);
+      assert.equal(await page.locator(".question").count(), asked, "no new question");
+
+      // Undo: gone, the sentence is the mode's own again, and echo asks.
+      await grants.getByRole("button", { name: "Undo: echo … runs without asking in this chat." }).click();
+      await grants.waitFor({ state: "detached" });
+      assert.doesNotMatch(await says.innerText(), /except/);
+      await send(page, "run `echo drei`");
+      await card.waitFor();
+      assert.match(await card.innerText(), /echo drei/);
+      await page.keyboard.press("Escape");
+      await page.keyboard.press("d");
+      await idle(page);
+      assert.deepEqual(b.appErrors(), []);
+    } finally {
+      await b.close();
+      conch.stop();
+    }
+  });
+}
