@@ -187,10 +187,18 @@ impl Inner {
         for change in c.fold.apply(event) {
             match change {
                 ActivityChange::New(row) => self.put(chat, row),
-                ActivityChange::State { seq, state, ask } => {
+                ActivityChange::State {
+                    seq,
+                    state,
+                    ask,
+                    says,
+                } => {
                     if let Some((_, row)) = self.rows.get_mut(&(chat, seq)) {
                         row.state = Some(state);
                         row.ask = ask;
+                        if let Some(says) = says {
+                            row.says = says;
+                        }
                         // A held memory the owner decided about waits no more.
                         if row.ask.is_none() {
                             row.memory = None;

@@ -106,11 +106,13 @@ pub struct ActivityRow {
 pub enum ActivityChange {
     New(ActivityRow),
     /// The row made at `seq` now has this state; `ask` None once answered
-    /// (and a memory row's `memory` None once the owner decided).
+    /// (and a memory row's `memory` None once the owner decided); `says`,
+    /// when the headline changes with it ("Didn't run `ls`").
     State {
         seq: u64,
         state: String,
         ask: Option<String>,
+        says: Option<String>,
     },
 }
 
@@ -118,7 +120,7 @@ pub enum ActivityChange {
 #[derive(Debug, Default)]
 pub struct ActivityFold {
     /// A tool call's id → the seq of its row (ids can repeat: the latest).
-    calls: HashMap<String, u64>,
+    calls: HashMap<String, Called>,
     /// A question's id → the seq of its row, its call, and what its
     /// "always" choices cover in words (wider, narrower).
     asks: HashMap<String, Asked>,
@@ -128,12 +130,103 @@ pub struct ActivityFold {
     refused: std::collections::HashSet<String>,
 }
 
+/// A call's row, and its headline in each of its outcomes.
+#[derive(Debug)]
+struct Called {
+    seq: u64,
+    /// Ran, Didn't run, Wants to run.
+    verbs: [&'static str; 3],
+    object: String,
+    /// It waited for the owner: its headline said so.
+    asked: bool,
+}
+
+impl Called {
+    fn says(&self, which: usize) -> String {
+        format!("{} {}", self.verbs[which], self.object)
+    }
+}
+
 #[derive(Debug)]
 struct Asked {
     seq: u64,
     call: String,
     wide: Option<String>,
     narrow: Option<String>,
+}
+
+/// A call's row: its kind, its verbs (done, not done, waiting) and what it
+/// acts on; None for a call that isn't doing (looking around, skills and
+/// artifacts have their own events).
+fn call_row(
+    tool: &str,
+    i: &serde_json::Value,
+) -> Option<(ActivityKind, [&'static str; 3], String)> {
+    Some(match tool {
+        "run_command" => (
+            ActivityKind::Command,
+            ["Ran", "Didn't run", "Wants to run"],
+            format!("`{}`", short(input_str(i, "command"), 200)),
+        ),
+        "write_file" | "edit_file" => (
+            ActivityKind::File,
+            ["Changed", "Didn't change", "Wants to change"],
+            short(input_str(i, "path"), 200),
+        ),
+        "web_fetch" => (
+            ActivityKind::Page,
+            ["Read", "Didn't read", "Wants to read"],
+            short(input_str(i, "url"), 200),
+        ),
+        "web_search" => (
+            ActivityKind::Page,
+            [
+                "Searched the web for",
+                "Didn't search the web for",
+                "Wants to search the web for",
+            ],
+            format!("\"{}\"", short(input_str(i, "query"), 120)),
+        ),
+        "delegate" => (
+            ActivityKind::App,
+            [
+                "Handed a helper",
+                "Didn't hand a helper",
+                "Wants to hand a helper",
+            ],
+            format!("\"{}\"", short(input_str(i, "task"), 120)),
+        ),
+        "routine_create" => (
+            ActivityKind::Made,
+            [
+                "Made a routine:",
+                "Didn't make a routine:",
+                "Wants to make a routine:",
+            ],
+            format!(
+                "\"{}\", {}",
+                short(input_str(i, "task"), 120),
+                short(input_str(i, "schedule"), 60)
+            ),
+        ),
+        "read_file" | "list_files" | "search_files" | "use_skill" | "artifact_create"
+        | "artifact_update" => return None,
+        tool if tool.contains('.') => (
+            ActivityKind::App,
+            ["Used", "Didn't use", "Wants to use"],
+            tool.to_owned(),
+        ),
+        // An app's tool as engines call it: `mcp__server__tool`.
+        tool if tool.starts_with("mcp__") => {
+            let (server, t) = tool.strip_prefix("mcp__")?.split_once("__")?;
+            (
+                ActivityKind::App,
+                ["Used", "Didn't use", "Wants to use"],
+                format!("{server}.{t}"),
+            )
+        }
+        _ => return None,
+    })
 }
 
 /// What an "always" key covers, in words: `run_command` is "any command",
@@ -274,61 +367,30 @@ impl ActivityFold {
                 None,
             )],
             Body::ToolCalled(c) => {
-                let i = &c.input;
-                let made = match c.tool.as_str() {
-                    "run_command" => Some((
-                        ActivityKind::Command,
-                        format!("Ran `{}`", short(input_str(i, "command"), 200)),
-                    )),
-                    "write_file" | "edit_file" => Some((
-                        ActivityKind::File,
-                        format!("Changed {}", short(input_str(i, "path"), 200)),
-                    )),
-                    "web_fetch" => Some((
-                        ActivityKind::Page,
-                        format!("Read {}", short(input_str(i, "url"), 200)),
-                    )),
-                    "web_search" => Some((
-                        ActivityKind::Page,
-                        format!(
-                            "Searched the web for \"{}\"",
-                            short(input_str(i, "query"), 120)
-                        ),
-                    )),
-                    "delegate" => Some((
-                        ActivityKind::App,
-                        format!("Handed a helper \"{}\"", short(input_str(i, "task"), 120)),
-                    )),
-                    "routine_create" => Some((
-                        ActivityKind::Made,
-                        format!(
-                            "Made a routine: \"{}\", {}",
-                            short(input_str(i, "task"), 120),
-                            short(input_str(i, "schedule"), 60)
-                        ),
-                    )),
-                    // Looking around isn't doing; skills and artifacts have
-                    // their own events.
-                    "read_file" | "list_files" | "search_files" | "use_skill"
-                    | "artifact_create" | "artifact_update" => None,
-                    tool if tool.contains('.') => Some((ActivityKind::App, format!("Used {tool}"))),
-                    // An app's tool as engines call it: `mcp__server__tool`.
-                    tool if tool.starts_with("mcp__") => tool
-                        .strip_prefix("mcp__")
-                        .and_then(|rest| rest.split_once("__"))
-                        .map(|(server, t)| (ActivityKind::App, format!("Used {server}.{t}"))),
-                    _ => None,
-                };
-                let Some((kind, says)) = made else {
+                let Some((kind, verbs, object)) = call_row(&c.tool, &c.input) else {
                     return Vec::new();
                 };
-                self.calls.insert(c.call.clone(), event.seq);
+                let called = Called {
+                    seq: event.seq,
+                    verbs,
+                    object,
+                    asked: false,
+                };
+                let says = called.says(0);
+                self.calls.insert(c.call.clone(), called);
                 vec![row(kind, says, Some("running"))]
             }
             Body::ToolFinished(f) => match self.calls.remove(&f.call) {
-                Some(seq) => {
+                Some(called) => {
+                    let seq = called.seq;
                     let said_no = self.refused.remove(&f.call);
                     let mut state = outcome_words(f.ok, &f.output, f.detail.as_ref(), said_no);
+                    // The headline follows what happened, not the call.
+                    let says = if state.starts_with("not run") {
+                        Some(called.says(1))
+                    } else {
+                        called.asked.then(|| called.says(0))
+                    };
                     // The hosts a sealed command reached, as the box saw them.
                     let reached: Vec<&str> = f
                         .detail
@@ -346,11 +408,22 @@ impl ActivityFold {
                         seq,
                         state,
                         ask: None,
+                        says,
                     }]
                 }
                 None => Vec::new(),
             },
             Body::PermissionRequested(p) => {
+                // The call's own row waits too, and says so.
+                let waiting = self.calls.get_mut(&p.call).map(|called| {
+                    called.asked = true;
+                    ActivityChange::State {
+                        seq: called.seq,
+                        state: "waiting for you".to_owned(),
+                        ask: None,
+                        says: Some(called.says(2)),
+                    }
+                });
                 self.asks.insert(
                     p.ask.clone(),
                     Asked {
@@ -365,7 +438,7 @@ impl ActivityFold {
                             .map(|(_, sig)| format!("`{sig} …`")),
                     },
                 );
-                vec![ActivityChange::New(ActivityRow {
+                let asked = ActivityChange::New(ActivityRow {
                     seq: event.seq,
                     event: event.id.clone(),
                     at: event.at.clone(),
@@ -374,7 +447,8 @@ impl ActivityFold {
                     state: Some("needs you".to_owned()),
                     ask: Some(p.ask.clone()),
                     memory: None,
-                })]
+                });
+                waiting.into_iter().chain([asked]).collect()
             }
             Body::PermissionAnswered(a) => match self.asks.remove(&a.ask) {
                 Some(asked) => {
@@ -406,6 +480,7 @@ impl ActivityFold {
                         seq,
                         state,
                         ask: None,
+                        says: None,
                     }]
                 }
                 None => Vec::new(),
@@ -419,6 +494,7 @@ impl ActivityFold {
                         "ended when Conch restarted".to_owned()
                     },
                     ask: None,
+                    says: None,
                 }],
                 None => Vec::new(),
             },
@@ -483,6 +559,7 @@ impl ActivityFold {
                             seq,
                             state: format!("{whose}{did}{by}"),
                             ask: None,
+                            says: None,
                         });
                     }
                 }

@@ -50,10 +50,18 @@ fn every_kind_of_event() {
         for change in fold.apply(&e) {
             match change {
                 ActivityChange::New(r) => rows.push(r),
-                ActivityChange::State { seq, state, ask } => {
+                ActivityChange::State {
+                    seq,
+                    state,
+                    ask,
+                    says,
+                } => {
                     let r = rows.iter_mut().find(|r| r.seq == seq).unwrap();
                     r.state = Some(state);
                     r.ask = ask;
+                    if let Some(says) = says {
+                        r.says = says;
+                    }
                 }
             }
         }
@@ -192,7 +200,7 @@ fn every_kind_of_event() {
             (
                 10,
                 ActivityKind::File,
-                "Changed /w/notes.md",
+                "Didn't change /w/notes.md",
                 Some("not run: you said no")
             ),
             (
@@ -236,7 +244,8 @@ fn a_sealed_commands_row_names_the_hosts_it_reached() {
         [ActivityChange::State {
             seq: 1,
             state: "ran, exit code 0 · reached files.example, 192.0.2.9".into(),
-            ask: None
+            ask: None,
+            says: None,
         }]
     );
 }
@@ -279,7 +288,8 @@ fn a_question_still_waiting_can_be_answered_from_activity() {
         [ActivityChange::State {
             seq: 1,
             state: "ended when Conch restarted".into(),
-            ask: None
+            ask: None,
+            says: None,
         }]
     );
 }
@@ -321,7 +331,8 @@ fn a_held_memory_waits_until_the_owner_keeps_it() {
         ActivityChange::State {
             seq: 1,
             state: "you kept it".into(),
-            ask: None
+            ask: None,
+            says: None,
         }
     );
     let ActivityChange::New(row) = &kept[1] else {
@@ -440,7 +451,8 @@ fn a_narrower_always_is_named_by_its_command() {
         [ActivityChange::State {
             seq: 1,
             state: "you allowed `git push …` for the rest of the chat".into(),
-            ask: None
+            ask: None,
+            says: None,
         }]
     );
 }
@@ -549,4 +561,95 @@ fn an_apps_tool_by_its_engine_name_and_what_it_returned() {
             (ActivityKind::App, "Used mail.send-now".to_owned()),
         ]
     );
+}
+
+/// Activity said "Ran `echo more` · running" for a command still waiting
+/// for the owner, and "Ran `ls -la` · not run: you said no". The headline
+/// follows what happened: it wants to, while it waits; it ran, or it
+/// didn't.
+#[test]
+fn a_calls_headline_says_what_happened_not_what_was_called() {
+    for (answer, headline, state) in [
+        (Answer::Deny, "Didn't run `ls -la`", "not run: you said no"),
+        (Answer::Once, "Ran `ls -la`", "ran, exit code 0"),
+    ] {
+        let mut fold = ActivityFold::default();
+        let mut rows: Vec<ActivityRow> = Vec::new();
+        fn put(fold: &mut ActivityFold, rows: &mut Vec<ActivityRow>, e: Event) {
+            for change in fold.apply(&e) {
+                match change {
+                    ActivityChange::New(r) => rows.push(r),
+                    ActivityChange::State {
+                        seq, state, says, ..
+                    } => {
+                        let r = rows.iter_mut().find(|r| r.seq == seq).unwrap();
+                        r.state = Some(state);
+                        if let Some(says) = says {
+                            r.says = says;
+                        }
+                    }
+                }
+            }
+        }
+        put(
+            &mut fold,
+            &mut rows,
+            called(1, "c", "run_command", json!({"command": "ls -la"})),
+        );
+        put(
+            &mut fold,
+            &mut rows,
+            ev(
+                2,
+                Body::PermissionRequested(PermissionRequested {
+                    turn: 1,
+                    ask: "a1".into(),
+                    call: "c".into(),
+                    tool: "run_command".into(),
+                    action: crate::Action::Search { query: "x".into() },
+                    why: vec![],
+                    question: "Can I run ls -la?".into(),
+                    note: None,
+                    always: None,
+                    provenance: vec![],
+                    told: None,
+                    after_reading: false,
+                    narrow: None,
+                }),
+            ),
+        );
+        assert_eq!(rows[0].says, "Wants to run `ls -la`");
+        assert_eq!(rows[0].state.as_deref(), Some("waiting for you"));
+        put(
+            &mut fold,
+            &mut rows,
+            ev(
+                3,
+                Body::PermissionAnswered(crate::PermissionAnswered {
+                    ask: "a1".into(),
+                    answer,
+                    by: "owner".into(),
+                    narrow: false,
+                }),
+            ),
+        );
+        let ran = answer == Answer::Once;
+        put(
+            &mut fold,
+            &mut rows,
+            finished(
+                4,
+                "c",
+                ran,
+                if ran { "ok" } else { "denied" },
+                if ran {
+                    Some(json!({"exit_code": 0}))
+                } else {
+                    None
+                },
+            ),
+        );
+        assert_eq!(rows[0].says, headline);
+        assert_eq!(rows[0].state.as_deref(), Some(state));
+    }
 }
