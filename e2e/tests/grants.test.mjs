@@ -59,3 +59,27 @@ for (const [name, viewport] of [
     }
   });
 }
+
+test("a turn cut off by Stop says Stopped, with Retry", async () => {
+  const conch = await startConch();
+  const b = await browser();
+  try {
+    const { page } = b;
+    await signIn(page, conch.url);
+    await page.getByRole("button", { name: "New chat" }).first().click();
+    await page.getByLabel("Message").waitFor();
+    await page.getByLabel("Mode").selectOption("full");
+    await send(page, "run `sleep 30`");
+    await page.locator(".tool", { hasText: "sleep 30" }).waitFor();
+    await page.getByRole("button", { name: "Stop" }).click();
+    const stopped = page.locator(".line.turn-stopped");
+    await stopped.waitFor();
+    assert.match(await stopped.innerText(), /^Stopped\./);
+    await stopped.getByRole("button", { name: "Retry" }).waitFor();
+    assert.equal(await page.locator(".line.turn-error").count(), 0, "a stop isn't an error");
+    assert.deepEqual(b.appErrors(), []);
+  } finally {
+    await b.close();
+    conch.stop();
+  }
+});

@@ -102,6 +102,8 @@ test("Retry a failed turn, and Edit and resend the last message: new turns, the 
     const error = page.locator(".line.turn-error");
     await error.waitFor();
     assert.match(await error.innerText(), /refused the key \(HTTP 401\)/);
+    // It points to the page that fixes it, not only to a terminal.
+    assert.equal(await error.getByRole("link", { name: "Settings → Passwords" }).getAttribute("href"), "/settings/passwords");
     await error.getByRole("button", { name: "Retry" }).click();
     await page.locator(".reply", { hasText: "Hello after the retry." }).waitFor();
     await idle(page);

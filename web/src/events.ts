@@ -80,7 +80,7 @@ export type Entry = (
   | { type: "hold-ended"; seq: number; skill: string }
   | { type: "mode"; seq: number; mode: string; marked: boolean }
   | { type: "artifact"; seq: number; title: string; kind: string; action: string; artifact: string; version: number; navigates: boolean }
-  | { type: "turn-error"; seq: number; text: string }
+  | { type: "turn-error"; seq: number; text: string; stopped?: boolean }
   | { type: "memory"; seq: number; says: string; held: boolean }
 ) & {
   /** Part of an earlier try that a later message took the place of (Edit
@@ -168,6 +168,9 @@ export function fold(events: Event[]): Folded {
         lastEnd = s(e.reason);
         if (e.reason === "error" || e.reason === "interrupted") {
           entries.push({ type: "turn-error", seq: e.seq, text: s(e.error) || "The turn ended early." });
+        } else if (e.reason === "stopped") {
+          // A reply cut off by Stop says so, with Retry like a failed one.
+          entries.push({ type: "turn-error", seq: e.seq, text: "Stopped.", stopped: true });
         }
         break;
       case "reply":

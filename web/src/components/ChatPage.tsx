@@ -208,7 +208,7 @@ export function ChatPage(props: {
     );
   }, [folded.holds.map((h) => h.skill).join("\n")]);
   const others = live.events.some((e) => e.type === "message" && e.from === "person");
-  const canRetry = !running && (folded.lastEnd === "error" || folded.lastEnd === "interrupted") && folded.lastOwner !== null;
+  const canRetry = !running && (folded.lastEnd === "error" || folded.lastEnd === "interrupted" || folded.lastEnd === "stopped") && folded.lastOwner !== null;
   return (
     <div class={`chat-area${shown || browsing ? " with-panel" : ""}`}>
       <div class="chat-column">

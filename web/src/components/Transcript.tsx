@@ -198,8 +198,8 @@ function row(e: Entry, props: TranscriptProps, edit: { at: number | null; set: (
     }
     case "turn-error":
       return (
-        <li key={e.seq} class="line turn-error" role="status" data-seq={e.seq}>
-          {e.text}
+        <li key={e.seq} class={e.stopped ? "line turn-stopped" : "line turn-error"} role="status" data-seq={e.seq}>
+          <PagesLinked text={e.text} />
           {e.seq === lastError && props.canRetry && props.onRetry && (
             <>
               {" "}
@@ -211,6 +211,41 @@ function row(e: Entry, props: TranscriptProps, edit: { at: number | null; set: (
         </li>
       );
   }
+}
+
+/** The Settings pages a sentence names ("Settings → Passwords") are links
+ *  to them: an error points to the page that fixes it. */
+const PAGES: Record<string, string> = {
+  "Settings → Passwords": "/settings/passwords",
+  "Settings → Models": "/settings/models",
+  "Settings → Security": "/settings/security",
+  "Settings → Apps": "/settings/apps",
+};
+
+function PagesLinked({ text }: { text: string }) {
+  const names = Object.keys(PAGES).filter((n) => text.includes(n));
+  if (!names.length) return <>{text}</>;
+  const parts = text.split(new RegExp(`(${names.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|")})`));
+  return (
+    <>
+      {parts.map((p, i) =>
+        PAGES[p] ? (
+          <a
+            key={i}
+            href={PAGES[p]}
+            onClick={(ev) => {
+              ev.preventDefault();
+              navigate(PAGES[p]);
+            }}
+          >
+            {p}
+          </a>
+        ) : (
+          p
+        ),
+      )}
+    </>
+  );
 }
 
 export function Transcript(props: TranscriptProps) {

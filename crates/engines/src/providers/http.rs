@@ -64,7 +64,7 @@ pub async fn send(
                 let status = response.status();
                 if status == 401 || status == 403 {
                     return Err(EngineError::Unauthorized(format!(
-                        "{provider} refused the key (HTTP {}). Set a new one with: conch providers add {provider} … --key-stdin",
+                        "{provider} refused the key (HTTP {}). Set a new one in Settings → Passwords (in a terminal: conch providers add {provider} … --key-stdin).",
                         status.as_u16()
                     )));
                 }
