@@ -15,13 +15,13 @@ test("Conch's browser: a page opened and a screenshot taken show in their cards 
     // The page is drawn by its script: the browser reads what it drew.
     await send(page, `Open ${site.base}/news in the browser`);
     await idle(page);
-    const opened = page.locator(".tool", { hasText: "browser_open" });
+    const opened = page.locator(".tool", { hasText: "Browser · open" });
     await opened.waitFor();
     assert.match(await opened.locator("summary").innerText(), /127\.0\.0\.1/);
     // Reading on is free; the screenshot is in its card.
     await send(page, "Take a screenshot");
     await idle(page);
-    const card = page.locator(".tool", { hasText: "browser_screenshot" });
+    const card = page.locator(".tool", { hasText: "Browser · screenshot" });
     await card.waitFor();
     await card.locator("summary").click();
     const img = card.locator("img.browser-shot");

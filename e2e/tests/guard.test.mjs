@@ -18,7 +18,7 @@ test("after reading a page, a command asks with the reason; Deny stops it; Alway
     const marked = page.locator(".line.marked");
     await marked.waitFor();
     assert.match(await marked.innerText(), /^Read 127\.0\.0\.1.*I'll check with you before running commands or sending anything/s);
-    await page.locator(".tool", { hasText: "web_fetch" }).waitFor();
+    await page.locator(".tool", { hasText: "Read a page" }).waitFor();
 
     // The first attempt asks; the card shows the command and the reason.
     await send(page, "run `echo first`");

@@ -172,3 +172,50 @@ export function outcome(entry: ToolEntry): Outcome {
   if ((entry.output ?? "").startsWith("The owner said no")) return { says: "not run: you said no", tone: "refused", ran: false };
   return { says: "didn't work", tone: "failed", ran: true };
 }
+
+/** A tool's plain name for its card: "Command", "Read a page", an app's
+ *  tool as "Mail · send" (however an engine spells it). The id stays in
+ *  the card's tooltip. */
+const TOOL_NAMES: Record<string, string> = {
+  run_command: "Command",
+  Bash: "Command",
+  commandExecution: "Command",
+  write_file: "Write a file",
+  Write: "Write a file",
+  edit_file: "Edit a file",
+  Edit: "Edit a file",
+  MultiEdit: "Edit a file",
+  fileChange: "Change files",
+  read_file: "Read a file",
+  Read: "Read a file",
+  list_files: "List files",
+  search_files: "Search files",
+  Grep: "Search files",
+  Glob: "Find files",
+  web_fetch: "Read a page",
+  WebFetch: "Read a page",
+  web_search: "Search the web",
+  WebSearch: "Search the web",
+  webSearch: "Search the web",
+  browser_open: "Browser · open",
+  browser_snapshot: "Browser · read the page",
+  browser_click: "Browser · click",
+  browser_type: "Browser · type",
+  browser_screenshot: "Browser · screenshot",
+  browser_back: "Browser · back",
+  delegate: "Helper",
+  Task: "Helper",
+  routine_create: "Make a routine",
+  use_skill: "Use a skill",
+  Skill: "Use a skill",
+};
+
+export function toolName(tool: string): string {
+  if (TOOL_NAMES[tool]) return TOOL_NAMES[tool];
+  const app = (server: string, name: string) => `${server.charAt(0).toUpperCase()}${server.slice(1)} · ${name.replace(/_/g, " ")}`;
+  const mcp = tool.match(/^mcp__(.+?)__(.+)$/);
+  if (mcp) return app(mcp[1], mcp[2]);
+  const dotted = tool.match(/^([^.]+)\.(.+)$/);
+  if (dotted) return app(dotted[1], dotted[2]);
+  return tool;
+}

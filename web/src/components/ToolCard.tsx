@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import type { ToolEntry } from "../events";
 import { api } from "../api";
-import { outcome } from "../words";
+import { outcome, toolName } from "../words";
 
 function Diff({ text }: { text: string }) {
   return (
@@ -146,7 +146,9 @@ export function ToolCard({ entry, chat }: { entry: ToolEntry; chat?: string }) {
   return (
     <details class={`tool ${status}`} open={entry.tool === "run_command" || status === "failed"}>
       <summary>
-        <span class="tool-name">{entry.tool}</span> <code class="tool-head">{head}</code>
+        <span class="tool-name" title={entry.tool}>
+          {toolName(entry.tool)}
+        </span> <code class="tool-head">{head}</code>
         <span class={`badge ${status}`}>{out.says}</span>
       </summary>
       {entry.review && <p class={`meta review ${entry.review.outcome}`}>{reviewSays(entry.review)}</p>}
