@@ -5,7 +5,8 @@
 
 import { createServer } from "node:http";
 
-/** A step: { text }, { call: { name, input } }, { status, message }. With
+/** A step: { text }, { call: { name, input } }, { status, message }, each
+ *  with an optional { wait } in ms before the answer starts. With
  *  no step left it answers "The script ran out." as text. */
 export async function modelServer(steps = []) {
   const seen = [];
@@ -23,15 +24,23 @@ export async function modelServer(steps = []) {
       seen.push({ url: req.url, headers: req.headers, body: json });
       const step = queue.shift() ?? { text: "The script ran out." };
       const anthropic = req.url.endsWith("/v1/messages");
-      if (step.status) {
-        res.writeHead(step.status, { "content-type": "application/json" });
-        res.end(JSON.stringify({ error: { message: step.message ?? "no", type: "error" } }));
+      // { wait: ms }: the model thinks that long before its first word.
+      if (step.wait) {
+        setTimeout(() => answer(step, anthropic, res), step.wait);
         return;
       }
-      res.writeHead(200, { "content-type": "text/event-stream" });
-      res.end(anthropic ? anthropicStream(step) : openaiStream(step));
+      answer(step, anthropic, res);
     });
   });
+  function answer(step, anthropic, res) {
+    if (step.status) {
+      res.writeHead(step.status, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { message: step.message ?? "no", type: "error" } }));
+      return;
+    }
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.end(anthropic ? anthropicStream(step) : openaiStream(step));
+  }
   await new Promise((r) => server.listen(0, "127.0.0.1", r));
   const base = `http://127.0.0.1:${server.address().port}`;
   return {

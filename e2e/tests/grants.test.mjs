@@ -6,6 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { browser, idle, send, shot, signIn, startConch } from "../lib/conch.mjs";
+import { addProvider, modelServer } from "../lib/model.mjs";
 
 for (const [name, viewport] of [
   ["desktop", { width: 1280, height: 860 }],
@@ -80,6 +81,33 @@ test("a turn cut off by Stop says Stopped, with Retry", async () => {
     assert.deepEqual(b.appErrors(), []);
   } finally {
     await b.close();
+    conch.stop();
+  }
+});
+
+test("between Send and the first word the chat says it's thinking, with the seconds after 3", async () => {
+  const conch = await startConch();
+  const b = await browser();
+  const model = await modelServer();
+  try {
+    const { page } = b;
+    await signIn(page, conch.url);
+    await addProvider(page, { name: "local", kind: "openai", baseUrl: model.openai, model: "scripted-1" });
+    await page.getByRole("button", { name: "New chat" }).first().click();
+    await page.getByLabel("Message").waitFor();
+    model.push({ text: "Da bin ich.", wait: 4500 });
+    await send(page, "hallo");
+    const working = page.locator(".working");
+    await working.waitFor();
+    assert.equal(await working.innerText(), "Thinking…");
+    await page.waitForFunction(() => /^Thinking… [3-9] s$/.test(document.querySelector(".working")?.textContent ?? ""));
+    await shot(page, "62-thinking");
+    await page.locator(".reply", { hasText: "Da bin ich." }).waitFor();
+    await working.waitFor({ state: "detached" });
+    assert.deepEqual(b.appErrors(), []);
+  } finally {
+    await b.close();
+    model.close();
     conch.stop();
   }
 });

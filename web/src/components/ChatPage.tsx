@@ -5,6 +5,7 @@ import { lazyPart } from "../artifacts/lazy";
 import { fold, type HoldLine, type Question, type Entry } from "../events";
 import { ChatStream, type Live } from "../stream";
 import { ChatHead } from "./ChatHead";
+import { Working } from "./Working";
 import { Composer } from "./Composer";
 import type { Covers } from "./QuestionCard";
 import { latestBrowsing } from "../browsing";
@@ -250,6 +251,7 @@ export function ChatPage(props: {
                 setTimeout(() => document.querySelector<HTMLElement>("textarea[aria-label=Message]")?.focus(), 0);
               }}
             />
+            <Working openTurn={folded.openTurn} entries={folded.entries} streaming={live.streaming.size > 0} waiting={folded.pending.length > 0} />
           </div>
         </div>
         <div class="dock">
