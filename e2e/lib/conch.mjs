@@ -212,8 +212,16 @@ export async function signIn(page, url) {
   await page.getByRole("button", { name: "New chat" }).first().waitFor();
 }
 
+/** New chat, and on its page: the chat the server made (or reused) is the
+ *  one the address names before anything is typed, so nothing typed lands
+ *  on the page being left. On a phone, the top bar's New chat. */
 export async function newChat(page) {
-  await page.locator(".sidebar").getByRole("button", { name: "New chat" }).click();
+  const [made] = await Promise.all([
+    page.waitForResponse((r) => r.request().method() === "POST" && new URL(r.url()).pathname === "/api/chats"),
+    page.getByRole("button", { name: "New chat" }).first().click(),
+  ]);
+  const { id } = await made.json();
+  await page.waitForURL((u) => u.pathname === `/chats/${id}`);
   await page.getByLabel("Message").waitFor();
 }
 

@@ -5,7 +5,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { browser, idle, send, shot, signIn, startConch } from "../lib/conch.mjs";
+import { browser, idle, newChat, send, shot, signIn, startConch } from "../lib/conch.mjs";
 import { addProvider, modelServer } from "../lib/model.mjs";
 
 for (const [name, viewport] of [
@@ -18,9 +18,7 @@ for (const [name, viewport] of [
     try {
       const { page } = b;
       await signIn(page, conch.url);
-      // On a phone the sidebar is a drawer: its top bar has New chat too.
-      await page.getByRole("button", { name: "New chat" }).first().click();
-      await page.getByLabel("Message").waitFor();
+      await newChat(page);
       const card = page.locator(".question.pending");
       const says = page.locator("#mode-says");
       assert.doesNotMatch(await says.innerText(), /except/);
@@ -67,8 +65,7 @@ test("a turn cut off by Stop says Stopped, with Retry", async () => {
   try {
     const { page } = b;
     await signIn(page, conch.url);
-    await page.getByRole("button", { name: "New chat" }).first().click();
-    await page.getByLabel("Message").waitFor();
+    await newChat(page);
     await page.getByLabel("Mode").selectOption("full");
     await send(page, "run `sleep 30`");
     await page.locator(".tool", { hasText: "sleep 30" }).waitFor();
@@ -93,8 +90,7 @@ test("between Send and the first word the chat says it's thinking, with the seco
     const { page } = b;
     await signIn(page, conch.url);
     await addProvider(page, { name: "local", kind: "openai", baseUrl: model.openai, model: "scripted-1" });
-    await page.getByRole("button", { name: "New chat" }).first().click();
-    await page.getByLabel("Message").waitFor();
+    await newChat(page);
     model.push({ text: "Da bin ich.", wait: 4500 });
     await send(page, "hallo");
     const working = page.locator(".working");
