@@ -214,11 +214,16 @@ export async function signIn(page, url) {
 
 /** New chat, and on its page: the chat the server made (or reused) is the
  *  one the address names before anything is typed, so nothing typed lands
- *  on the page being left. On a phone, the top bar's New chat. */
+ *  on the page being left. The sidebar's button (on a phone, opened with
+ *  ☰ first; the top bar's title can also read "New chat"). */
 export async function newChat(page) {
+  const button = page.locator(".sidebar").getByRole("button", { name: "New chat" });
+  if (!(await button.isVisible())) {
+    await page.getByRole("button", { name: "Chats and pages" }).click();
+  }
   const [made] = await Promise.all([
     page.waitForResponse((r) => r.request().method() === "POST" && new URL(r.url()).pathname === "/api/chats"),
-    page.getByRole("button", { name: "New chat" }).first().click(),
+    button.click(),
   ]);
   const { id } = await made.json();
   await page.waitForURL((u) => u.pathname === `/chats/${id}`);
