@@ -95,6 +95,9 @@ pub struct Chats {
     open: Mutex<HashMap<String, Arc<Chat>>>,
     /// Chats being opened now, one lock each.
     opening: Mutex<HashMap<String, Arc<Mutex<()>>>>,
+    /// Chats being made now: their log is held by their maker until they
+    /// are open, so nobody else may open (or reuse) them meanwhile.
+    creating: Mutex<std::collections::HashSet<String>>,
     /// Itself, for chats that start helpers.
     me: std::sync::Weak<Chats>,
     artifacts: artifacts::Store,
@@ -248,6 +251,7 @@ impl Chats {
             config,
             open: Mutex::new(HashMap::new()),
             opening: Mutex::new(HashMap::new()),
+            creating: Mutex::default(),
         })
     }
 
@@ -305,6 +309,9 @@ impl Chats {
         self.list()
             .into_iter()
             .filter(|c| c.messages == 0 && !c.archived && !c.running)
+            // One being made now is its maker's: two New chats at once were
+            // both given it, and the second one's open found it held.
+            .filter(|c| !self.lock_creating().contains(&c.id))
             .filter(|c| c.origin.is_none_or(|o| o == Origin::Owner))
             .filter(|c| {
                 work.as_ref()
@@ -404,6 +411,12 @@ impl Chats {
         };
         let id = ids::chat_id();
         let dir = self.home.chat_dir(&id);
+        self.lock_creating().insert(id.clone());
+        let making = id.clone();
+        let _made = Made {
+            chats: self,
+            id: &making,
+        };
         create_private_dir(&dir).map_err(LogError::io(&dir))?;
         let (log, _) = ChatLog::open(&dir, self.config.durability)?;
         self.watch(&id, &log);
@@ -426,6 +439,15 @@ impl Chats {
     pub fn get(&self, id: &str) -> Result<Arc<Chat>, ChatError> {
         if !ids::is_valid_id(id) {
             return Err(ChatError::NotFound(id.chars().take(64).collect()));
+        }
+        if let Some(chat) = self.lock_open().get(id) {
+            return Ok(chat.clone());
+        }
+        // A chat being made is open in a moment (its maker holds its log):
+        // wait for that rather than find the log held.
+        let waited = std::time::Instant::now();
+        while self.lock_creating().contains(id) && waited.elapsed() < CREATING_WAIT {
+            std::thread::sleep(std::time::Duration::from_millis(5));
         }
         if let Some(chat) = self.lock_open().get(id) {
             return Ok(chat.clone());
@@ -474,6 +496,10 @@ impl Chats {
         let chat = Arc::new(Chat::new(id.to_owned(), work, log, self.shared()));
         self.lock_open().insert(id.to_owned(), chat.clone());
         Ok(chat)
+    }
+
+    fn lock_creating(&self) -> std::sync::MutexGuard<'_, std::collections::HashSet<String>> {
+        self.creating.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     fn lock_opening(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Mutex<()>>>> {
@@ -683,6 +709,21 @@ impl Drop for Opened<'_> {
         self.chats.lock_opening().remove(self.id);
     }
 }
+
+/// The chat being made is its maker's until this drops (made, or failed).
+struct Made<'a> {
+    chats: &'a Chats,
+    id: &'a str,
+}
+
+impl Drop for Made<'_> {
+    fn drop(&mut self) {
+        self.chats.lock_creating().remove(self.id);
+    }
+}
+
+/// How long opening a chat waits for its maker to finish making it.
+const CREATING_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// What the owner says about a chat itself can come anywhere in its log:
 /// past the start, only lines of these types are read.

@@ -138,3 +138,39 @@ async fn the_model_sees_only_the_branch_that_stands() {
     // Nothing failed: nothing to retry.
     assert!(chat.retry().await.is_err());
 }
+
+/// Two New chats at once: the second was given the chat the first was
+/// still making, and opening it found its log held (a 409 in the browser).
+/// A chat being made is neither reused nor found held by anyone who
+/// learns its id from the list meanwhile.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_chat_being_made_is_neither_reused_nor_found_held() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let chats = chats_in(dir.path(), Arc::new(MockEngine::new(Duration::ZERO)));
+    for round in 0..40 {
+        let maker = {
+            let chats = chats.clone();
+            tokio::spawn(async move { chats.create(NewChat::default()).await })
+        };
+        while !maker.is_finished() {
+            let c = chats.clone();
+            let seen = tokio::task::spawn_blocking(move || {
+                let ids: Vec<String> = c
+                    .list()
+                    .into_iter()
+                    .map(|s| s.id)
+                    .chain(c.empty_chat(None, None))
+                    .collect();
+                ids.into_iter()
+                    .map(|id| c.get(&id).map(|_| ()))
+                    .collect::<Vec<_>>()
+            })
+            .await
+            .unwrap();
+            for got in seen {
+                assert!(got.is_ok(), "round {round}: {got:?}");
+            }
+        }
+        maker.await.unwrap().unwrap();
+    }
+}
