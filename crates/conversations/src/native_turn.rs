@@ -124,6 +124,14 @@ impl ChatGate {
             if let Some(a) = action {
                 seen.actions.insert(call.id.clone(), a.clone());
                 seen.inputs.insert(call.id.clone(), call.input.clone());
+                // A command's writes are the files changed since it was
+                // first seen, whichever way the engine showed it first (its
+                // hook, its permission channel or its stream).
+                if matches!(a, Action::Command { .. }) {
+                    seen.began
+                        .entry(call.id.clone())
+                        .or_insert_with(std::time::SystemTime::now);
+                }
             }
             new && action.is_some()
         };
@@ -411,14 +419,6 @@ async fn log_event(
             // A call the gate never saw (the engine's own bookkeeping, or
             // one its sandbox refused before asking) is still recorded.
             let action = gate.classify(&call).ok();
-            if matches!(action, Some(Action::Command { .. })) {
-                gate.seen
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .began
-                    .entry(call.id.clone())
-                    .or_insert_with(std::time::SystemTime::now);
-            }
             if gate.action_of(&call.id).is_none() || action.is_some() {
                 gate.called(
                     &call,
