@@ -276,6 +276,14 @@ async fn until(chat: &Chat, after: usize, want: impl Fn(&Event) -> bool) -> Vec<
     }
 }
 
+/// Answers the question `ask` as the owner and waits for the turn to end;
+/// every event so far.
+async fn answered(chat: &Chat, ask: &str, answer: Answer) -> Vec<Event> {
+    let n = chat.log.events_after(0).unwrap().len();
+    chat.answer(ask, answer, "owner".into()).await.unwrap();
+    until(chat, n, |e| matches!(e.body, Body::TurnEnded(_))).await
+}
+
 fn asks(events: &[Event]) -> Vec<protocol::PermissionRequested> {
     events
         .iter()
@@ -355,11 +363,7 @@ async fn the_second_site_in_a_marked_chat_asks_even_in_full_trust() {
         ask.question
     );
     assert_eq!(ask.always, Some(vec!["browser:files.example".to_owned()]));
-    let n = chat.log.events_after(0).unwrap().len();
-    chat.answer(&ask.ask, Answer::Always, "owner".into())
-        .await
-        .unwrap();
-    let events = until(&chat, n, |e| matches!(e.body, Body::TurnEnded(_))).await;
+    let events = answered(&chat, &ask.ask, Answer::Always).await;
     assert!(finished(&events, "c2").ok);
     // The yes covers that site for the rest of the chat, any host on it.
     let events = w
@@ -448,11 +452,7 @@ async fn a_password_field_always_asks_and_is_never_remembered() {
     if let Some(ask) = asks(&events).pop() {
         // The site rule (the chat read files.example): allowed for good.
         assert!(ask.why.contains(&"after-reading.browser-site".to_owned()));
-        let n = chat.log.events_after(0).unwrap().len();
-        chat.answer(&ask.ask, Answer::Always, "owner".into())
-            .await
-            .unwrap();
-        until(&chat, n, |e| matches!(e.body, Body::TurnEnded(_))).await;
+        answered(&chat, &ask.ask, Answer::Always).await;
     }
     for (i, id) in ["c3", "c4"].iter().enumerate() {
         let events = w
@@ -529,11 +529,7 @@ async fn reviewed_click_then_page_changes(change: u8) {
         .await;
     let ask = asks(&events).pop().expect("the site rule asks the owner");
     assert_eq!(ask.why, ["after-reading.browser-site"], "{:?}", ask.why);
-    let n = chat.log.events_after(0).unwrap().len();
-    chat.answer(&ask.ask, Answer::Always, "owner".into())
-        .await
-        .unwrap();
-    let events = until(&chat, n, |e| matches!(e.body, Body::TurnEnded(_))).await;
+    let events = answered(&chat, &ask.ask, Answer::Always).await;
     assert!(finished(&events, "c2").ok);
     // The click that sends is the reviewer's, with the page. While it
     // looks, the page changes.
@@ -745,11 +741,7 @@ async fn a_download_lands_in_the_work_folder_and_marks_the_chat() {
         .await;
     // The chat read files.example: its first click there asks.
     if let Some(ask) = asks(&events).pop() {
-        let n = chat.log.events_after(0).unwrap().len();
-        chat.answer(&ask.ask, Answer::Once, "owner".into())
-            .await
-            .unwrap();
-        until(&chat, n, |e| matches!(e.body, Body::TurnEnded(_))).await;
+        answered(&chat, &ask.ask, Answer::Once).await;
     }
     let events = until(
         &chat,
@@ -812,11 +804,7 @@ async fn a_click_that_would_send_a_secret_the_reviewer_cant_see_goes_to_the_owne
         .await;
     let ask = asks(&events).pop().unwrap();
     assert_eq!(ask.why, ["after-reading.browser-site"]);
-    let n = chat.log.events_after(0).unwrap().len();
-    chat.answer(&ask.ask, Answer::Always, "owner".into())
-        .await
-        .unwrap();
-    until(&chat, n, |e| matches!(e.body, Body::TurnEnded(_))).await;
+    answered(&chat, &ask.ask, Answer::Always).await;
     // The password: asked, each time.
     let pw = w.r#ref(&chat, "textbox", "Password");
     let events = w
@@ -828,11 +816,7 @@ async fn a_click_that_would_send_a_secret_the_reviewer_cant_see_goes_to_the_owne
         .await;
     let ask = asks(&events).pop().unwrap();
     assert_eq!(ask.why, ["browser.password"]);
-    let n = chat.log.events_after(0).unwrap().len();
-    chat.answer(&ask.ask, Answer::Once, "owner".into())
-        .await
-        .unwrap();
-    until(&chat, n, |e| matches!(e.body, Body::TurnEnded(_))).await;
+    answered(&chat, &ask.ask, Answer::Once).await;
     // The click would send the password, which the reviewer's page hides:
     // the owner is asked, and the reviewer isn't.
     let sign_in = w.r#ref(&chat, "button", "Sign in");
@@ -859,11 +843,7 @@ async fn a_click_that_would_send_a_secret_the_reviewer_cant_see_goes_to_the_owne
         ask.note
     );
     assert!(w.site.posted.lock().unwrap().is_empty());
-    let n = chat.log.events_after(0).unwrap().len();
-    chat.answer(&ask.ask, Answer::Once, "owner".into())
-        .await
-        .unwrap();
-    until(&chat, n, |e| matches!(e.body, Body::TurnEnded(_))).await;
+    answered(&chat, &ask.ask, Answer::Once).await;
     let posted = w.site.posted.lock().unwrap().clone();
     assert_eq!(posted.len(), 1, "the owner's yes sent it");
     assert!(posted[0].contains("pw=hunter2"), "{posted:?}");
@@ -899,11 +879,7 @@ async fn typing_a_page_reads_is_a_send_and_what_it_then_reaches_marks_the_chat()
         .await;
     let ask = asks(&events).pop().expect("the site's first use asks");
     assert_eq!(ask.why, ["after-reading.browser-site"], "{}", ask.question);
-    let n = chat.log.events_after(0).unwrap().len();
-    chat.answer(&ask.ask, Answer::Always, "owner".into())
-        .await
-        .unwrap();
-    let events = until(&chat, n, |e| matches!(e.body, Body::TurnEnded(_))).await;
+    let events = answered(&chat, &ask.ask, Answer::Always).await;
     assert!(finished(&events, "c2").ok);
     // The page's timer sent the note to drop.example: the browser saw the
     // request, and the chat is marked with that site.
@@ -964,11 +940,7 @@ async fn typing_a_page_reads_is_a_send_and_what_it_then_reaches_marks_the_chat()
             .any(|p| p.starts_with("evil.example")),
         "nothing was typed before the yes"
     );
-    let n = chat.log.events_after(0).unwrap().len();
-    chat.answer(&ask.ask, Answer::Once, "owner".into())
-        .await
-        .unwrap();
-    let events = until(&chat, n, |e| matches!(e.body, Body::TurnEnded(_))).await;
+    let events = answered(&chat, &ask.ask, Answer::Once).await;
     let f = finished(&events, "c3");
     assert!(f.ok, "{}", f.output);
     assert!(
