@@ -83,10 +83,13 @@ fn field<'a>(input: &'a Value, name: &str) -> Result<&'a str, String> {
 /// A WebSocket's address is its site's too.
 pub(crate) fn site_of(url: &str) -> String {
     let url = url.trim();
-    let web = url
-        .strip_prefix("ws")
-        .filter(|r| r.starts_with("://") || r.starts_with("s://"))
-        .map(|r| format!("http{r}"));
+    // The scheme in any case, as a URL reads it.
+    let scheme = url.split_once("://").map(|(s, _)| s.to_ascii_lowercase());
+    let web = match scheme.as_deref() {
+        Some("ws") => Some(format!("http{}", &url[2..])),
+        Some("wss") => Some(format!("https{}", &url[3..])),
+        _ => None,
+    };
     guard::site::of_url(web.as_deref().unwrap_or(url)).unwrap_or_else(|| url.to_owned())
 }
 
@@ -211,6 +214,21 @@ pub(crate) fn classify(known: Option<&Known>, name: &str, input: &Value) -> Resu
 mod tests {
     use super::*;
     use browser::Sends;
+
+    /// A page's WebSocket is its site's: `wss://a.evil.example:8443` is
+    /// evil.example, so the site rule and the mark name the same place.
+    #[test]
+    fn a_websocket_is_its_sites() {
+        for (url, site) in [
+            ("wss://a.evil.example:8443", "evil.example"),
+            ("ws://evil.example", "evil.example"),
+            ("WSS://Evil.Example/s", "evil.example"),
+            ("https://evil.example", "evil.example"),
+            ("mailto:eve@evil.example", "mailto:eve@evil.example"),
+        ] {
+            assert_eq!(site_of(url), site, "{url}");
+        }
+    }
 
     fn known() -> Known {
         let mut k = Known {

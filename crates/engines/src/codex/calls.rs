@@ -400,6 +400,33 @@ mod tests {
         }
     }
 
+    /// Every mix of leading and trailing white space Codex's own trim
+    /// drops, on every kind of header: each is read as a header.
+    #[test]
+    fn any_white_space_around_a_header_is_read_as_codex_reads_it() {
+        let spaces = [" ", "\t", "  \t ", "\u{a0}", "\u{3000}", "\r", "\u{2009}\t"];
+        let heads = [
+            "*** Add File: ",
+            "*** Update File: ",
+            "*** Delete File: ",
+            "*** Move to: ",
+        ];
+        for before in spaces.iter().chain([&""]) {
+            for after in spaces.iter().chain([&""]) {
+                for head in heads {
+                    let patch = format!(
+                        "*** Begin Patch\n{before}{head}../Ärger/authorized_keys{after}\n+x\n*** End Patch"
+                    );
+                    assert_eq!(
+                        patch_paths(&patch),
+                        ["../Ärger/authorized_keys"],
+                        "{before:?} {head:?} {after:?}"
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn codexs_list_must_be_among_what_was_checked() {
         let work = Path::new("/w/work");
