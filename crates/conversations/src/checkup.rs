@@ -86,7 +86,12 @@ pub fn checkup(home: &Path, safety: &Safety, listening: Option<SocketAddr>) -> V
             )
         },
         if safety.engines_in_box {
-            check("engines-in-box", true, "Run engines in the box: on (Claude Code runs in it; a Codex chat is refused until Codex can).", None)
+            check(
+                "engines-in-box",
+                true,
+                "Run engines in the box: on (Claude Code and Codex run in it).",
+                None,
+            )
         } else {
             check(
                 "engines-in-box",

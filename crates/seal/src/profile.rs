@@ -66,7 +66,17 @@ pub struct Profile {
     /// capability dropped, or a root parent would leave the command able to
     /// unmount the masks.
     pub as_root: bool,
+    /// An engine's box: a sandbox of the engine's own (Codex's bubblewrap)
+    /// must be able to start inside it. As root, that box's user is not
+    /// root inside ([`NESTING_UID`]): a bubblewrap that sees uid 0 takes
+    /// itself for privileged and fails to make its namespaces with every
+    /// capability dropped.
+    pub nests: bool,
 }
+
+/// The user an engine's box runs as inside when Conch runs as root. Any
+/// uid but 0 works; outside it is still root, so files keep their owner.
+pub const NESTING_UID: &str = "1000";
 
 impl Profile {
     fn var(&self, name: &str) -> Option<String> {
@@ -169,6 +179,11 @@ impl Profile {
         push("--unshare-uts");
         if self.as_root {
             push("--unshare-user");
+            if self.nests {
+                for s in ["--uid", NESTING_UID, "--gid", NESTING_UID] {
+                    push(s);
+                }
+            }
             push("--cap-drop");
             push("ALL");
         }

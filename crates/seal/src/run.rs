@@ -120,6 +120,7 @@ impl Sealed {
             bind_at: Vec::new(),
             vars: self.vars.clone(),
             as_root: self.as_root,
+            nests: false,
         }
     }
 
@@ -173,6 +174,7 @@ impl Sealed {
             }
         }
         profile.bind_at = binds.to_vec();
+        profile.nests = true;
         let masks = profile.masks()?;
         let mut command = String::from("exec ");
         command.push_str(&sh_quote(program.as_os_str()));

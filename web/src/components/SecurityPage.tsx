@@ -26,7 +26,7 @@ const PREFS: { key: keyof Safety; name: string; says: string; off: string }[] = 
   {
     key: "enginesInBox",
     name: "Run engines in the box",
-    says: "Claude Code runs in the same box as commands: its own searches, reads and edits can't reach your keys or Conch's folder. Where the box can't hold an engine (Codex, for now, or a computer without the box), its chats are refused.",
+    says: "Claude Code and Codex run in the same box as commands: their own searches, reads and edits can't reach your keys or Conch's folder. Where the box can't hold an engine (a computer without the box, or Seal commands off), its chats are refused.",
     off: "Claude Code and Codex would then run with your full access where the box can't hold them: their own searches, reads and edits could reach your keys and Conch's folder.",
   },
 ];

@@ -42,6 +42,9 @@ pub struct Kept {
     /// The chat was told once that Codex runs tighter here.
     #[serde(default)]
     pub told_tight: bool,
+    /// The chat was told once that its apps aren't offered in the box.
+    #[serde(default)]
+    pub told_no_apps: bool,
 }
 
 fn private_dir(dir: &Path) -> std::io::Result<()> {
@@ -205,12 +208,17 @@ impl ChatHome {
         socat: Option<&Path>,
     ) -> std::io::Result<String> {
         let command = hook_command(codex, socket, socat);
+        self.write_hooks_line(&command)?;
+        Ok(command)
+    }
+
+    /// hooks.json with `command` as the one PreToolUse hook.
+    pub fn write_hooks_line(&self, command: &str) -> std::io::Result<()> {
         let hooks = json!({ "hooks": { "PreToolUse": [{
             "matcher": "*",
             "hooks": [{ "type": "command", "command": command, "timeout": HOOK_TIMEOUT_SECS }],
         }]}});
-        write_private(&self.hooks_file(), &hooks.to_string())?;
-        Ok(command)
+        write_private(&self.hooks_file(), &hooks.to_string())
     }
 
     /// Uses the owner's Codex sign-in when no base URL is given: the
@@ -257,6 +265,12 @@ pub fn hook_command(codex: &Path, socket: &Path, socat: Option<&Path>) -> String
             sh_quote(&path)
         ),
     };
+    answered_or_blocked(&pipe)
+}
+
+/// `pipe`'s answer printed, or the step blocked (exit 2) when it gives
+/// none.
+pub fn answered_or_blocked(pipe: &str) -> String {
     format!(
         "out=$({pipe} 2>/dev/null) && [ -n \"$out\" ] && printf '%s\\n' \"$out\" || {{ echo \"Conch couldn't check this step, so it didn't run.\" >&2; exit 2; }}"
     )

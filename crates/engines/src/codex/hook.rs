@@ -14,8 +14,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{UnixListener, UnixStream};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::net::{TcpListener, UnixListener};
 
 use super::calls;
 use super::turn::Shared;
@@ -61,17 +61,43 @@ pub fn bind(path: &Path) -> std::io::Result<UnixListener> {
     Ok(listener)
 }
 
+/// Where the hook reaches Conch: a socket in the chat's Codex folder, or,
+/// from inside the box (which refuses Unix sockets), a port on 127.0.0.1
+/// that answers only the turn's token.
+pub enum Listener {
+    Unix(UnixListener),
+    Tcp {
+        listener: TcpListener,
+        token: String,
+    },
+}
+
 /// Answers hooks until the listener is dropped.
-pub async fn serve(listener: UnixListener, shared: Arc<Shared>) {
-    while let Ok((stream, _)) = listener.accept().await {
-        let shared = shared.clone();
-        tokio::spawn(async move {
-            let _ = answer(stream, &shared).await;
-        });
+pub async fn serve(listener: Listener, shared: Arc<Shared>) {
+    match listener {
+        Listener::Unix(listener) => {
+            while let Ok((stream, _)) = listener.accept().await {
+                let shared = shared.clone();
+                tokio::spawn(async move {
+                    let _ = answer(stream, &shared).await;
+                });
+            }
+        }
+        Listener::Tcp { listener, token } => {
+            let token: Arc<str> = token.into();
+            while let Ok((mut stream, _)) = listener.accept().await {
+                let (shared, token) = (shared.clone(), token.clone());
+                tokio::spawn(async move {
+                    if super::boxed::token_matches(&mut stream, &token).await {
+                        let _ = answer(stream, &shared).await;
+                    }
+                });
+            }
+        }
     }
 }
 
-async fn read_value(stream: &mut UnixStream) -> std::io::Result<Option<Value>> {
+async fn read_value<S: AsyncRead + Unpin>(stream: &mut S) -> std::io::Result<Option<Value>> {
     let mut buf = Vec::new();
     let mut chunk = [0u8; 16 * 1024];
     loop {
@@ -112,7 +138,10 @@ fn allow(tool: &str, input: &Value) -> Value {
     }
 }
 
-async fn answer(mut stream: UnixStream, shared: &Shared) -> std::io::Result<()> {
+async fn answer<S: AsyncRead + AsyncWrite + Unpin>(
+    mut stream: S,
+    shared: &Shared,
+) -> std::io::Result<()> {
     let reply = match read_value(&mut stream).await? {
         Some(input) => decide(&input, shared).await,
         None => deny("Conch couldn't read this step, so it didn't run."),

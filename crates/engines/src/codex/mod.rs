@@ -23,6 +23,7 @@
 //! recorded. See docs/providers.md.
 
 mod binary;
+mod boxed;
 mod calls;
 mod home;
 mod hook;
@@ -39,7 +40,7 @@ use tokio::sync::mpsc;
 
 pub use binary::{resolve, version};
 pub use policy::Policy;
-pub use turn::TIGHT_NOTE;
+pub use turn::{NO_APPS_NOTE, TIGHT_NOTE};
 
 /// The folder Conch keeps for Codex's session of `chat`, in Conch's folder
 /// `conch_home` (Repair everything finds the ones whose chat is gone).
@@ -147,6 +148,10 @@ impl Engine for CodexEngine {
 impl NativeEngine for CodexEngine {
     fn name(&self) -> &'static str {
         "Codex"
+    }
+
+    fn boxes(&self) -> bool {
+        true
     }
 
     fn turn(

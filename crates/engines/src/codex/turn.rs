@@ -21,6 +21,10 @@ use super::CodexEngine;
 use crate::engine::EngineError;
 use crate::native::{Gate, NativeCall, NativeEvent, NativeTurn, Verdict};
 
+/// What the chat is told, once, when its apps weren't offered to Codex
+/// in the box.
+pub const NO_APPS_NOTE: &str = "Your apps aren't offered to Codex yet while it runs in Conch's box. Use another engine for them, or turn off Run engines in the box in Settings → Security.";
+
 /// What the chat is told, once, when Codex first runs tighter in it.
 pub const TIGHT_NOTE: &str = "This chat read something from outside, or is held to a skill that runs no commands, so Codex works here in its sandbox: it changes files only in the work folder, and its commands have no network.";
 
@@ -169,21 +173,59 @@ pub async fn run(
         ))
     };
     home.prepare().map_err(io)?;
-    home.write_config(&engine.model_config(&turn.apps))
-        .map_err(io)?;
+    // In the box the apps' relays (which need Conch's folder) can't start:
+    // they aren't offered there yet.
+    let apps: &[crate::NativeApp] = if turn.boxed.is_some() {
+        &[]
+    } else {
+        &turn.apps
+    };
+    home.write_config(&engine.model_config(apps)).map_err(io)?;
     if engine.base_url.is_empty() {
         home.link_sign_in();
     }
-    let (socket, own_dir) = super::hook::socket_path(&home.dir).map_err(io)?;
-    let socat = if engine.codex_pipe {
+    let place = match &turn.boxed {
+        Some(_) => Some(super::boxed::Place::new().map_err(|e| {
+            unavailable(format!(
+                "Conch couldn't make the place Codex's folder is seen at in the box: {e}"
+            ))
+        })?),
+        None => None,
+    };
+    let socat = if engine.codex_pipe && place.is_none() {
         None
     } else {
         super::binary::which("socat")
     };
-    let hook_command = home
-        .write_hooks(&program, &socket, socat.as_deref())
-        .map_err(io)?;
-    let listener = super::hook::bind(&socket).map_err(io)?;
+    let (hook_command, listener, own_dir) = match &place {
+        Some(_) => {
+            let Some(socat) = socat else {
+                return Err(unavailable(
+                    "Codex runs in the box, and its check needs socat, which isn't installed. Install it (apt install socat).".to_owned(),
+                ));
+            };
+            let tcp = tokio::net::TcpListener::bind(("127.0.0.1", 0))
+                .await
+                .map_err(io)?;
+            let port = tcp.local_addr().map_err(io)?.port();
+            let token = super::boxed::random_hex(24).map_err(io)?;
+            let command = super::boxed::hook_command(&socat, port, &token);
+            home.write_hooks_line(&command).map_err(io)?;
+            let listener = super::hook::Listener::Tcp {
+                listener: tcp,
+                token,
+            };
+            (command, listener, None)
+        }
+        None => {
+            let (socket, own_dir) = super::hook::socket_path(&home.dir).map_err(io)?;
+            let command = home
+                .write_hooks(&program, &socket, socat.as_deref())
+                .map_err(io)?;
+            let listener = super::hook::Listener::Unix(super::hook::bind(&socket).map_err(io)?);
+            (command, listener, Some((socket, own_dir)))
+        }
+    };
     let shared = Arc::new(Shared {
         gate: gate.clone(),
         sandboxed: sandbox.is_sandboxed(),
@@ -206,6 +248,7 @@ pub async fn run(
             program,
             path_dir,
             home: &home,
+            place: place.as_ref(),
             hook_command,
             policy: policy.to_json(),
             sandbox_mode: sandbox.mode(),
@@ -215,9 +258,21 @@ pub async fn run(
     )
     .await;
     hooks.abort();
-    let _ = std::fs::remove_file(&socket);
-    if let Some(dir) = own_dir {
-        let _ = std::fs::remove_dir_all(dir);
+    if let Some((socket, own_dir)) = own_dir {
+        let _ = std::fs::remove_file(&socket);
+        if let Some(dir) = own_dir {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+    if apps.len() < turn.apps.len() {
+        let mut kept = home.kept();
+        if !kept.told_no_apps {
+            shared
+                .report(NativeEvent::Note(NO_APPS_NOTE.to_owned()))
+                .await;
+            kept.told_no_apps = true;
+            let _ = home.keep(&kept);
+        }
     }
     // A call that never came back (Codex stopped, or refused it without
     // saying) still gets a result, so the log has no loose ends.
@@ -246,6 +301,8 @@ struct Launch<'a> {
     program: PathBuf,
     path_dir: Option<PathBuf>,
     home: &'a ChatHome,
+    /// In the box: where Codex sees its folder.
+    place: Option<&'a super::boxed::Place>,
     hook_command: String,
     policy: Value,
     sandbox_mode: &'static str,
@@ -260,14 +317,44 @@ async fn drive(
     stop: &mut watch::Receiver<bool>,
     launch: Launch<'_>,
 ) -> Result<(), EngineError> {
-    let mut command = tokio::process::Command::new(&launch.program);
-    command.arg("app-server");
+    let mut args: Vec<std::ffi::OsString> = vec!["app-server".into()];
     for feature in DISABLED {
-        command.args(["--disable", feature]);
+        args.extend(["--disable".into(), (*feature).into()]);
     }
+    // In the box: the box's own environment (the seal's), Codex's folder
+    // bound at its neutral path; what keeps the box's mount points lives
+    // as long as the process.
+    let (mut command, keep, seen_home, path) = match (&turn.boxed, launch.place) {
+        (Some(b), Some(place)) => {
+            let boxed = b
+                .program(
+                    &turn.work,
+                    &launch.program,
+                    &args,
+                    &[(launch.home.dir.clone(), place.seen.clone())],
+                )
+                .map_err(unavailable)?;
+            let path = boxed
+                .command
+                .get_envs()
+                .find(|(k, _)| *k == "PATH")
+                .and_then(|(_, v)| v.map(|v| v.to_os_string()));
+            let command = tokio::process::Command::from(boxed.command);
+            (command, Some(boxed.keep), place.seen.clone(), path)
+        }
+        _ => {
+            let mut command = tokio::process::Command::new(&launch.program);
+            command.args(&args).current_dir(&turn.work);
+            (
+                command,
+                None,
+                launch.home.dir.clone(),
+                std::env::var_os("PATH"),
+            )
+        }
+    };
     command
-        .env("CODEX_HOME", &launch.home.dir)
-        .current_dir(&turn.work)
+        .env("CODEX_HOME", &seen_home)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -278,8 +365,8 @@ async fn drive(
     };
     if let Some(dir) = &launch.path_dir {
         let mut paths = vec![dir.clone()];
-        if let Some(p) = std::env::var_os("PATH") {
-            paths.extend(std::env::split_paths(&p));
+        if let Some(p) = &path {
+            paths.extend(std::env::split_paths(p));
         }
         if let Ok(joined) = std::env::join_paths(paths) {
             command.env("PATH", joined);
@@ -309,6 +396,7 @@ async fn drive(
         {
             let _ = child.kill().await;
         }
+        drop(keep);
     });
     result
 }
@@ -345,7 +433,11 @@ async fn converse(
     .await
     .map_err(|e| gone("to start", e))?;
     rpc.notify("initialized", json!({}));
-    trust_hook(rpc, launch.home, &turn.work, &launch.hook_command)
+    let hooks_file = match launch.place {
+        Some(place) => place.seen.join("hooks.json"),
+        None => launch.home.hooks_file(),
+    };
+    trust_hook(rpc, &hooks_file, &turn.work, &launch.hook_command)
         .await
         .map_err(|e| gone("Conch's check", e))?;
 
@@ -382,7 +474,12 @@ async fn converse(
         .ok_or_else(|| EngineError::Protocol("Codex started a thread without an id.".into()))?
         .to_owned();
     kept.thread = Some(thread_id.clone());
-    shared.lock().rollout = thread["thread"]["path"].as_str().map(PathBuf::from);
+    shared.lock().rollout = thread["thread"]["path"]
+        .as_str()
+        .map(|p| match launch.place {
+            Some(place) => place.on_host(&launch.home.dir, std::path::Path::new(p)),
+            None => PathBuf::from(p),
+        });
     if launch.tight && !kept.told_tight {
         shared
             .report(NativeEvent::Note(TIGHT_NOTE.to_owned()))
@@ -448,15 +545,14 @@ async fn converse(
 /// the hook: without it the turn doesn't start.
 async fn trust_hook(
     rpc: &Rpc,
-    home: &ChatHome,
+    file: &std::path::Path,
     work: &std::path::Path,
     command: &str,
 ) -> Result<(), String> {
-    let file = home.hooks_file();
     let same = |p: &str| {
         let canon =
             |q: &std::path::Path| std::fs::canonicalize(q).unwrap_or_else(|_| q.to_path_buf());
-        canon(std::path::Path::new(p)) == canon(&file)
+        canon(std::path::Path::new(p)) == canon(file)
     };
     for attempt in 0..2 {
         let listed = rpc.request("hooks/list", json!({ "cwds": [work] })).await?;
