@@ -513,3 +513,38 @@ async fn auto_modes_question_goes_to_the_reviewer_through_codexs_endpoint() {
         .as_str()
         .is_some_and(|i| !i.is_empty()));
 }
+
+/// "A Refresh chat only reads the web and updates its artifact" holds on
+/// Codex too: its commands (how Codex reads a file as well) are refused
+/// in Full trust, nothing is asked, and nothing private reaches the model.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refresh_chat_on_codex_reads_nothing_private_and_runs_nothing() {
+    let server = Responses::start(vec![
+        vec![run("r1", "cat private-notes.txt")],
+        vec![run("r2", "echo ran > ran.txt")],
+        vec![say("Updated.")],
+    ])
+    .await;
+    let w = world(Policy::OnRequest, &server, BTreeMap::new());
+    std::fs::write(w.work.join("private-notes.txt"), "sk-canary-refresh-ünï").unwrap();
+    w.chats
+        .artifacts()
+        .create(
+            "aprices1",
+            artifacts::Kind::Markdown,
+            "Prices",
+            "# Prices\n",
+            None,
+            None,
+        )
+        .unwrap();
+    let chat = w.chats.refresh_artifact("aprices1").await.unwrap();
+    let (events, asked) = turns(&chat, 1, Answer::Once).await;
+    assert!(asked.is_empty(), "nothing is asked: {asked:?}");
+    for call in ["r1", "r2"] {
+        assert!(!finished(&events, call).ok, "{call} ran: {:?}", lines(&events));
+    }
+    assert!(!w.work.join("ran.txt").exists());
+    let sent = serde_json::to_string(&server.requests()).unwrap();
+    assert!(!sent.contains("sk-canary-refresh"), "the model saw the private file");
+}
