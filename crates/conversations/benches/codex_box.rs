@@ -101,7 +101,10 @@ fn codex_rss() -> f64 {
         let Ok(status) = std::fs::read_to_string(entry.path().join("status")) else {
             continue;
         };
-        if !status.lines().any(|l| l.starts_with("Name:") && l.contains("codex")) {
+        if !status
+            .lines()
+            .any(|l| l.starts_with("Name:") && l.contains("codex"))
+        {
             continue;
         }
         kib += status

@@ -87,7 +87,7 @@ impl GuardConfig {
 }
 
 pub struct Chats {
-    home: Home,
+    pub(crate) home: Home,
     engine: Arc<dyn Engine>,
     tools: Arc<dyn ToolBox>,
     config: ChatsConfig,
@@ -101,7 +101,7 @@ pub struct Chats {
     /// Itself, for chats that start helpers.
     me: std::sync::Weak<Chats>,
     artifacts: artifacts::Store,
-    activity: Arc<crate::activity::Activity>,
+    pub(crate) activity: Arc<crate::activity::Activity>,
     security: Arc<crate::security::SecurityLog>,
     switches: Arc<crate::safety::Switches>,
     /// The owner's notifications (see `notify`).
@@ -118,14 +118,14 @@ pub struct Chats {
     browser: std::sync::OnceLock<Arc<browser::Browser>>,
     /// What a list shows of chats that aren't open, by when their log last
     /// changed and how long it was (see `peek`).
-    peeked: Mutex<HashMap<String, (std::time::SystemTime, u64, Peeked)>>,
+    pub(crate) peeked: Mutex<HashMap<String, (std::time::SystemTime, u64, Peeked)>>,
     /// What marked chats wrote (see `ledger`).
     ledger: Arc<crate::ledger::Ledger>,
 }
 
 /// What a list needs from a chat that isn't open.
 #[derive(Debug, Clone)]
-struct Peeked {
+pub(crate) struct Peeked {
     view: ChatView,
     created_at: Option<String>,
 }
@@ -319,72 +319,6 @@ impl Chats {
             })
             .find(|c| mode.is_none_or(|m| c.mode == Some(m)))
             .map(|c| c.id)
-    }
-
-    /// Moves a chat to the trash (`trash/chats/<id>`, with the time it was
-    /// deleted), where it is kept [`TRASH_DAYS`] days; Activity forgets it.
-    /// The caller stops a running turn first.
-    pub fn delete(&self, id: &str) -> Result<(), ChatError> {
-        if !ids::is_valid_id(id) || !self.home.chat_dir(id).join(LOG_FILE).is_file() {
-            return Err(ChatError::NotFound(id.chars().take(64).collect()));
-        }
-        if self.lock_open().get(id).is_some_and(|c| c.is_running()) {
-            return Err(ChatError::Working);
-        }
-        let trash = self.home.root().join(TRASH_DIR).join("chats");
-        let trash_err = |e: std::io::Error| ChatError::Trash(e.to_string());
-        create_private_dir(&self.home.root().join(TRASH_DIR)).map_err(trash_err)?;
-        create_private_dir(&trash).map_err(trash_err)?;
-        let mut to = trash.join(id);
-        let mut n = 1;
-        while to.exists() {
-            n += 1;
-            to = trash.join(format!("{id}.{n}"));
-        }
-        std::fs::rename(self.home.chat_dir(id), &to).map_err(trash_err)?;
-        let when = protocol::format_rfc3339(std::time::SystemTime::now());
-        // The folder is in the trash already; without this file its own
-        // time says when.
-        let _ = crate::private_file::write_private(&to.join(DELETED_FILE), when.as_bytes());
-        self.lock_open().remove(id);
-        self.peeked
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(id);
-        self.activity.forget(id);
-        self.purge_trash();
-        Ok(())
-    }
-
-    /// Removes what the trash has kept longer than [`TRASH_DAYS`] days.
-    pub fn purge_trash(&self) {
-        let trash = self.home.root().join(TRASH_DIR).join("chats");
-        let Ok(entries) = std::fs::read_dir(&trash) else {
-            return;
-        };
-        let keep = std::time::Duration::from_secs(TRASH_DAYS * 24 * 60 * 60);
-        let now = std::time::SystemTime::now();
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let deleted = std::fs::read_to_string(path.join(DELETED_FILE))
-                .ok()
-                .and_then(|t| protocol::parse_rfc3339(t.trim()))
-                .map(|ms| {
-                    std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms.max(0) as u64)
-                })
-                .or_else(|| entry.metadata().and_then(|m| m.modified()).ok());
-            let old = deleted
-                .and_then(|d| now.duration_since(d).ok())
-                .is_some_and(|age| age > keep);
-            if old && path.is_dir() {
-                if let Err(e) = std::fs::remove_dir_all(&path) {
-                    crate::warn(&format!(
-                        "A chat in the trash couldn't be removed ({}): {e}",
-                        path.display()
-                    ));
-                }
-            }
-        }
     }
 
     pub async fn create(&self, new: NewChat) -> Result<Arc<Chat>, ChatError> {
@@ -679,7 +613,12 @@ impl Chats {
     }
 
     /// `peek`, unless the log is as it was the last time.
-    fn peek_cached(&self, id: &str, path: &Path, modified: std::time::SystemTime) -> Peeked {
+    pub(crate) fn peek_cached(
+        &self,
+        id: &str,
+        path: &Path,
+        modified: std::time::SystemTime,
+    ) -> Peeked {
         let len = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
         let mut cache = self.peeked.lock().unwrap_or_else(|p| p.into_inner());
         if let Some((m, l, peeked)) = cache.get(id) {
@@ -693,7 +632,7 @@ impl Chats {
         peeked
     }
 
-    fn lock_open(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Chat>>> {
+    pub(crate) fn lock_open(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Chat>>> {
         self.open.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
@@ -737,13 +676,13 @@ const META_TYPES: [&[u8]; 3] = [
 const ENVELOPE_BYTES: usize = 160;
 
 /// The file in a trashed chat's folder that says when it was deleted.
-const DELETED_FILE: &str = "deleted";
+pub(crate) const DELETED_FILE: &str = "deleted";
 
 /// Folds the start of a log without opening it for writing, and past it
 /// only the lines that name, archive or pick a model for the chat. (Conch
 /// writes the envelope first, so `"type":"…"` is spelled exactly so; a
 /// message's text can't hold it unescaped.)
-fn peek(path: &Path) -> (ChatView, Option<String>) {
+pub(crate) fn peek(path: &Path) -> (ChatView, Option<String>) {
     let Ok(bytes) = std::fs::read(path) else {
         return (ChatView::default(), None);
     };

@@ -40,6 +40,10 @@ pub enum ChatError {
     UnknownProvider(String),
     /// Moving a deleted chat to the trash failed.
     Trash(String),
+    /// Restoring a chat that is in the list already.
+    AlreadyHere,
+    /// Putting a chat back from the trash failed.
+    Restore(String),
     Log(LogError),
 }
 
@@ -89,6 +93,8 @@ impl std::fmt::Display for ChatError {
                 name.chars().take(40).collect::<String>()
             ),
             ChatError::Trash(why) => write!(f, "The chat couldn't be moved to the trash: {why}. Nothing was deleted."),
+            ChatError::AlreadyHere => f.write_str("This chat is in your list already: open it from there."),
+            ChatError::Restore(why) => write!(f, "The chat couldn't be put back: {why}. It is still in the trash."),
             ChatError::Log(e) => e.fmt(f),
         }
     }

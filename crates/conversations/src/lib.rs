@@ -6,6 +6,7 @@ pub mod artifact;
 pub mod auto_review;
 mod engine_box;
 pub use engine_box::EngineBox;
+pub use trash::Trashed;
 mod broker;
 pub mod browsing;
 mod carried;
@@ -36,6 +37,7 @@ pub mod security;
 pub mod settings;
 mod skill_use;
 mod transcript;
+mod trash;
 mod turn;
 
 pub use chat::{Chat, Posted, MAX_MESSAGE_CHARS};

@@ -542,9 +542,16 @@ async fn a_refresh_chat_on_codex_reads_nothing_private_and_runs_nothing() {
     let (events, asked) = turns(&chat, 1, Answer::Once).await;
     assert!(asked.is_empty(), "nothing is asked: {asked:?}");
     for call in ["r1", "r2"] {
-        assert!(!finished(&events, call).ok, "{call} ran: {:?}", lines(&events));
+        assert!(
+            !finished(&events, call).ok,
+            "{call} ran: {:?}",
+            lines(&events)
+        );
     }
     assert!(!w.work.join("ran.txt").exists());
     let sent = serde_json::to_string(&server.requests()).unwrap();
-    assert!(!sent.contains("sk-canary-refresh"), "the model saw the private file");
+    assert!(
+        !sent.contains("sk-canary-refresh"),
+        "the model saw the private file"
+    );
 }

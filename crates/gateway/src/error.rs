@@ -73,7 +73,8 @@ impl From<ChatError> for ApiError {
                 StatusCode::CONFLICT
             }
             ChatError::UnknownProvider(_) => StatusCode::NOT_FOUND,
-            ChatError::Trash(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            ChatError::Trash(_) | ChatError::Restore(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            ChatError::AlreadyHere => StatusCode::CONFLICT,
             ChatError::Log(LogError::Busy(_)) => StatusCode::CONFLICT,
             ChatError::Log(_) => StatusCode::INTERNAL_SERVER_ERROR,
         };

@@ -40,6 +40,8 @@ pub fn router(state: AppState) -> Router {
             get(routes::chats::show).delete(routes::chats::delete),
         )
         .route("/api/chats/{id}/title", post(routes::chats::rename))
+        .route("/api/trash", get(routes::chats::trashed))
+        .route("/api/trash/{id}/restore", post(routes::chats::restore))
         .route("/api/chats/{id}/archive", post(routes::chats::archive))
         .route("/api/chats/{id}/model", post(routes::chats::pick_model))
         .route("/api/chats/{id}/retry", post(routes::chats::retry))

@@ -611,3 +611,88 @@ async fn the_narrower_always_is_picked_over_http_and_covers_its_program_only() {
     let (seen, _) = sse.until("permission.requested").await;
     assert_eq!(seen.last().unwrap()["action"]["command"], "echo three; ls");
 }
+
+/// The delete confirm said the trash keeps a chat 30 days, and nothing
+/// could get it back. The trash lists it, Restore puts it back whole, and
+/// Activity keeps its rows meanwhile, marked deleted.
+#[tokio::test]
+async fn a_deleted_chat_is_listed_in_the_trash_and_restored_whole() {
+    let engine = Arc::new(ScriptedEngine::new([vec![command("c1", "ls")]]));
+    let s = start_engine(engine, Arc::new(Tools::new(ToolsConfig::default()))).await;
+    let id = s.new_chat().await;
+    let mut sse = SseReader::new(s.get(format!("/api/chats/{id}/stream")).await);
+    s.post(format!("/api/chats/{id}/messages"), &json!({"text": "go"}))
+        .await;
+    sse.until("permission.requested").await;
+    drop(sse);
+    s.post(format!("/api/chats/{id}/title"), &json!({"title": "Grüße"}))
+        .await;
+    let rows = |page: &Value| -> Vec<Value> {
+        page["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["chat"] == id.as_str())
+            .cloned()
+            .collect()
+    };
+    let before = rows(&s.get_json::<Value>("/api/activity").await);
+    assert!(!before.is_empty(), "the command has a row");
+    assert!(before.iter().all(|r| r.get("chatDeleted").is_none()));
+    let res = s
+        .owner
+        .delete(format!("{}/api/chats/{id}", s.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    let during = rows(&s.get_json::<Value>("/api/activity").await);
+    assert_eq!(during.len(), before.len(), "its rows stay");
+    assert!(
+        during.iter().all(|r| r["chatDeleted"] == true),
+        "{during:?}"
+    );
+    let trash: Value = s.get_json("/api/trash").await;
+    let listed = trash["chats"].as_array().unwrap();
+    assert_eq!(listed.len(), 1, "{trash}");
+    assert_eq!(listed[0]["id"], id.as_str());
+    assert!(
+        listed[0]["title"].as_str().unwrap().contains("Grüße"),
+        "{trash}"
+    );
+    assert!(listed[0]["deletedAt"].is_string());
+
+    let back = s.post(format!("/api/trash/{id}/restore"), &json!({})).await;
+    assert_eq!(back.status(), StatusCode::OK);
+    assert_eq!(s.get(format!("/api/chats/{id}")).await.status(), 200);
+    let list: Vec<Value> = s.get_json("/api/chats").await;
+    assert!(list.iter().any(|c| c["id"] == id.as_str()));
+    let trash: Value = s.get_json("/api/trash").await;
+    assert_eq!(trash["chats"].as_array().unwrap().len(), 0);
+    let after = rows(&s.get_json::<Value>("/api/activity").await);
+    assert!(
+        after.iter().all(|r| r.get("chatDeleted").is_none()),
+        "{after:?}"
+    );
+    let log = std::fs::read_to_string(s.root().join("chats").join(&id).join("log.jsonl")).unwrap();
+    assert!(log.contains("Grüße"), "the log came back whole");
+    // Restoring again finds nothing; an id that isn't one is refused.
+    let again = s.post(format!("/api/trash/{id}/restore"), &json!({})).await;
+    assert_eq!(again.status(), StatusCode::NOT_FOUND);
+    let bad = s
+        .post("/api/trash/..%2F..%2Fetc/restore".to_owned(), &json!({}))
+        .await;
+    assert_eq!(bad.status(), StatusCode::NOT_FOUND);
+
+    // Deleted again, and Activity rebuilt from disk (a restart): still
+    // there, still marked.
+    s.owner
+        .delete(format!("{}/api/chats/{id}", s.url))
+        .send()
+        .await
+        .unwrap();
+    let fresh = conversations::activity::Activity::new(&s.root().join("chats"));
+    let page = fresh.page(None, &[], false, 100);
+    let marked: Vec<_> = page.rows.iter().filter(|r| r.chat == id).collect();
+    assert!(!marked.is_empty() && marked.iter().all(|r| r.chat_deleted));
+}

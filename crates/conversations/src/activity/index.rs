@@ -19,6 +19,8 @@ pub struct Cursor {
 struct Chat {
     id: String,
     title: Option<String>,
+    /// In the trash: its rows stay, marked.
+    deleted: bool,
     fold: ActivityFold,
     last_seq: u64,
 }
@@ -46,6 +48,9 @@ pub struct PageRow {
     pub chat: String,
     #[serde(rename = "chatTitle")]
     pub chat_title: Option<String>,
+    /// The chat is in the trash (Settings → Trash puts it back).
+    #[serde(rename = "chatDeleted", skip_serializing_if = "std::ops::Not::not")]
+    pub chat_deleted: bool,
     #[serde(flatten)]
     pub row: ActivityRow,
 }
@@ -159,6 +164,7 @@ impl Inner {
         self.chats.push(Chat {
             id: id.to_owned(),
             title: None,
+            deleted: false,
             fold: ActivityFold::default(),
             last_seq: 0,
         });
@@ -269,10 +275,33 @@ impl Activity {
             .filter(|id| crate::ids::is_valid_id(id))
             .collect();
         dirs.sort();
-        for id in dirs {
-            let chat = inner.chat_index(&id);
-            let path = self.chats_dir.join(&id).join(crate::log::LOG_FILE);
+        for id in &dirs {
+            let chat = inner.chat_index(id);
+            let path = self.chats_dir.join(id).join(crate::log::LOG_FILE);
             read_log(&path, |e| inner.apply(chat, e));
+        }
+        // Deleted chats' rows stay, marked; one deleted twice is read once.
+        let trash = self.trash();
+        let mut trashed: Vec<(String, PathBuf)> = std::fs::read_dir(&trash)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                let id = name.split('.').next()?.to_owned();
+                crate::ids::is_valid_id(&id).then(|| (id, e.path()))
+            })
+            .filter(|(id, _)| dirs.binary_search(id).is_err())
+            .collect();
+        // The latest deletion of a chat deleted twice comes first.
+        trashed.sort_by(|a, b| b.cmp(a));
+        trashed.dedup_by(|a, b| a.0 == b.0);
+        for (id, dir) in trashed {
+            let chat = inner.chat_index(&id);
+            read_log(&dir.join(crate::log::LOG_FILE), |e| inner.apply(chat, e));
+            if let Some(c) = inner.chats.get_mut(chat as usize) {
+                c.deleted = true;
+            }
         }
         for attempt in crate::security::read(&self.security) {
             inner.apply_security(&attempt);
@@ -290,6 +319,15 @@ impl Activity {
             }
         }
         *guard = Some(inner);
+    }
+
+    /// Where deleted chats' folders are (`trash/chats` beside `chats`).
+    fn trash(&self) -> PathBuf {
+        self.chats_dir
+            .parent()
+            .unwrap_or(&self.chats_dir)
+            .join(crate::chats::TRASH_DIR)
+            .join("chats")
     }
 
     fn is_built(&self) -> bool {
@@ -402,6 +440,7 @@ impl Activity {
                 cursor: cursor.text(inner),
                 chat: chat.id.clone(),
                 chat_title: chat.title.clone(),
+                chat_deleted: chat.deleted,
                 row: row.clone(),
             });
             if rows.len() == limit {
@@ -418,27 +457,27 @@ impl Activity {
         }
     }
 
-    /// A chat was deleted: its rows go.
+    /// A chat was deleted: its rows stay, marked, until it is restored
+    /// (or purged from the trash, when the next start doesn't find it).
     pub fn forget(&self, chat: &str) {
+        self.mark_deleted(chat, true);
+    }
+
+    /// A chat came back from the trash.
+    pub fn restored(&self, chat: &str) {
+        self.mark_deleted(chat, false);
+    }
+
+    fn mark_deleted(&self, chat: &str, deleted: bool) {
         let mut guard = self.inner.write().unwrap_or_else(|p| p.into_inner());
         let Some(inner) = guard.as_mut() else {
             return;
         };
-        let Some(&i) = inner.by_id.get(chat) else {
-            return;
-        };
-        let gone: Vec<(u32, u64)> = inner.rows.keys().filter(|k| k.0 == i).copied().collect();
-        for key in gone {
-            if let Some((cursor, row)) = inner.rows.remove(&key) {
-                inner.all.remove(&cursor);
-                if let Some(set) = inner.by_kind.get_mut(&row.kind) {
-                    set.remove(&cursor);
-                }
+        if let Some(&i) = inner.by_id.get(chat) {
+            if let Some(c) = inner.chats.get_mut(i as usize) {
+                c.deleted = deleted;
             }
         }
-        // The slot stays (cursors name chats by their place); a chat made
-        // again with the same id starts over.
-        inner.by_id.remove(chat);
     }
 
     /// Auto mode's judgement counters across every chat.

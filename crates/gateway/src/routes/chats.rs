@@ -256,6 +256,31 @@ pub struct ArchiveBody {
     archived: bool,
 }
 
+/// `GET /api/trash`: deleted chats the trash still keeps, the latest
+/// deleted first.
+pub async fn trashed(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
+    let chats = state.chats.clone();
+    let list = tokio::task::spawn_blocking(move || chats.trashed())
+        .await
+        .map_err(|_| ApiError::internal("The trash couldn't be read. Try again."))?;
+    Ok(Json(
+        json!({ "chats": list, "keptDays": conversations::TRASH_DAYS }),
+    ))
+}
+
+/// `POST /api/trash/{id}/restore`: the chat back where it was, whole.
+pub async fn restore(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let chats = state.chats.clone();
+    let back = id.clone();
+    tokio::task::spawn_blocking(move || chats.restore(&back))
+        .await
+        .map_err(|_| ApiError::internal("The chat couldn't be restored. Try again."))??;
+    Ok(Json(json!({ "restored": id })))
+}
+
 /// `POST /api/chats/{id}/archive {"archived": true|false}`
 pub async fn archive(
     State(state): State<AppState>,
