@@ -81,6 +81,7 @@ for (const scheme of ["light", "dark"]) {
         ["/settings/apps", "h1"],
         ["/settings/passwords", "h1"],
         ["/settings/backups", "h1"],
+        ["/settings/trash", "h1"],
         ["/memories", "h1"],
         ["/routines", "h1"],
       ]) {

@@ -160,10 +160,19 @@ export interface ReviewTotals {
   reviewExhausted: number;
 }
 
+/** A deleted chat the trash still keeps. */
+export interface Trashed {
+  id: string;
+  title: string | null;
+  deletedAt: string | null;
+}
+
 export interface ActivityRow {
   cursor: string;
   chat: string;
   chatTitle: string | null;
+  /** The chat is in the trash. */
+  chatDeleted?: boolean;
   seq: number;
   event: string;
   at: string;
@@ -336,6 +345,8 @@ export const api = {
   rename: (id: string, title: string) => call<{ title: string }>("POST", `/api/chats/${id}/title`, { title }),
   archive: (id: string, archived: boolean) => call<unknown>("POST", `/api/chats/${id}/archive`, { archived }),
   deleteChat: (id: string) => call<{ deleted: string; keptDays: number }>("DELETE", `/api/chats/${id}`),
+  trash: () => call<{ chats: Trashed[]; keptDays: number }>("GET", "/api/trash"),
+  restore: (id: string) => call<{ restored: string }>("POST", `/api/trash/${encodeURIComponent(id)}/restore`),
   pickModel: (id: string, provider: string | null) => call<unknown>("POST", `/api/chats/${id}/model`, { provider }),
   retry: (id: string) => call<{ seq: number }>("POST", `/api/chats/${id}/retry`),
   resend: (id: string, text: string, replaces: number) =>

@@ -24,6 +24,7 @@ const useMemories = lazyPart(() => import("./components/MemoriesPage"));
 const useAppsPage = lazyPart(() => import("./components/AppsPage"));
 const usePasswords = lazyPart(() => import("./components/PasswordsPage"));
 const useBackups = lazyPart(() => import("./components/BackupsPage"));
+const useTrash = lazyPart(() => import("./components/TrashPage"));
 const useRoutines = lazyPart(() => import("./components/RoutinesPage"));
 const usePalette = lazyPart(() => import("./components/Palette"));
 const useShortcuts = lazyPart(() => import("./components/Shortcuts"));
@@ -44,6 +45,7 @@ const PAGE_TITLES: Record<string, string> = {
   security: "Security",
   models: "Models",
   app: "App",
+  trash: "Trash",
 };
 
 function Shell({ onSignOut }: { onSignOut: () => void }) {
@@ -58,6 +60,13 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
   const [palette, setPalette] = useState(false);
   const [shortcuts, setShortcuts] = useState(false);
   const [menu, setMenu] = useState(false);
+  // A chat just deleted: Undo puts it back for 10 seconds.
+  const [undo, setUndo] = useState<{ id: string; title: string } | null>(null);
+  useEffect(() => {
+    if (!undo) return;
+    const t = setTimeout(() => setUndo(null), 10_000);
+    return () => clearTimeout(t);
+  }, [undo]);
   const [chatTitle, setChatTitle] = useState<string | null>(null);
   const holds = useRef<{ skill: string; stop: () => void }[]>([]);
   /** What each chat was waiting on when last looked at: a rise notifies. */
@@ -207,6 +216,7 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
             onGone={(how) => {
               // Gone from the list now, so the home page doesn't open it again.
               const id = r.id;
+              if (how === "deleted") setUndo({ id, title: chatTitle || "The chat" });
               setChats((cs) => (how === "deleted" ? cs.filter((c) => c.id !== id) : cs.map((c) => (c.id === id ? { ...c, archived: true } : c))));
               loadChats();
               navigate("/");
@@ -235,6 +245,7 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
         {r.page === "memories" && <Lazy use={useMemories} pick={(m) => m.MemoriesPage} />}
         {r.page === "passwords" && <Lazy use={usePasswords} pick={(m) => m.PasswordsPage} />}
         {r.page === "backups" && <Lazy use={useBackups} pick={(m) => m.BackupsPage} />}
+        {r.page === "trash" && <Lazy use={useTrash} pick={(m) => m.TrashPage} props={{ onRestored: loadChats }} />}
         {r.page === "routines" && <Lazy use={useRoutines} pick={(m) => m.RoutinesPage} />}
       </main>
       {palette && (
@@ -251,6 +262,27 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
             openSkill: (id: string) => navigate(`/skills/${encodeURIComponent(id)}`),
           }}
         />
+      )}
+      {undo && (
+        <div class="undo-toast" role="status">
+          <span>{undo.title === "The chat" ? "Chat" : `"${undo.title}"`} moved to the trash.</span>{" "}
+          <button
+            class="small"
+            onClick={() => {
+              const { id } = undo;
+              setUndo(null);
+              api.restore(id).then(
+                () => {
+                  loadChats();
+                  navigate(`/chats/${id}`);
+                },
+                () => navigate("/settings/trash"),
+              );
+            }}
+          >
+            Undo
+          </button>
+        </div>
       )}
       {shortcuts && <Lazy quiet use={useShortcuts} pick={(m) => m.Shortcuts} props={{ onClose: () => setShortcuts(false) }} />}
     </div>

@@ -35,6 +35,7 @@ export type Route =
   | { page: "apps" }
   | { page: "passwords" }
   | { page: "backups" }
+  | { page: "trash" }
   | { page: "activity"; waiting?: boolean }
   | { page: "routines" }
   | { page: "app"; id: string }
@@ -49,6 +50,7 @@ export function route(path: string): Route {
   if (parts[0] === "settings" && parts[1] === "apps") return { page: "apps" };
   if (parts[0] === "settings" && parts[1] === "passwords") return { page: "passwords" };
   if (parts[0] === "settings" && parts[1] === "backups") return { page: "backups" };
+  if (parts[0] === "settings" && parts[1] === "trash") return { page: "trash" };
   if (parts[0] === "settings") return { page: "settings" };
   if (parts[0] === "activity") return { page: "activity", waiting: new URLSearchParams(location.search).has("waiting") };
   if (parts[0] === "routines") return { page: "routines" };

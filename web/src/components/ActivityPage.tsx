@@ -65,9 +65,22 @@ function Row({ r, onAnswered }: { r: ActivityRow; onAnswered: () => void }) {
         {r.says}
         {r.state && <span class="quiet"> · {r.state}</span>}
       </span>
-      <a class="chat-link" href={href} onClick={open}>
-        {r.kind === "security" ? "Security" : r.chatTitle || "a chat"}
-      </a>
+      {r.chatDeleted ? (
+        <a
+          class="chat-link quiet"
+          href="/settings/trash"
+          onClick={(e) => {
+            e.preventDefault();
+            navigate("/settings/trash");
+          }}
+        >
+          {r.chatTitle || "a chat"} (chat deleted)
+        </a>
+      ) : (
+        <a class="chat-link" href={href} onClick={open}>
+          {r.kind === "security" ? "Security" : r.chatTitle || "a chat"}
+        </a>
+      )}
       {r.ask && (
         <span class="answers">
           <button class="small primary" onClick={() => answer("once")}>

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api, type ChatInfo } from "../api";
 import { PhoneButtons } from "./TopBar";
 
@@ -80,7 +80,20 @@ export function ChatHead(props: {
   // On a phone the chat's actions fold behind ⋯, so its name has room.
   const [more, setMore] = useState(false);
   const keep = useRef<HTMLButtonElement>(null);
-  useEffect(() => {
+  // Esc keeps the chat, as "Keep it" does; listening from before the
+  // confirm is painted, so an Esc pressed as it shows isn't lost.
+  useLayoutEffect(() => {
+    if (!asking) return;
+    const esc = (e: KeyboardEvent) => {
+      if (e.key === "Escape") {
+        e.preventDefault();
+        setAsking(false);
+      }
+    };
+    document.addEventListener("keydown", esc);
+    return () => document.removeEventListener("keydown", esc);
+  }, [asking]);
+  useLayoutEffect(() => {
     if (asking) keep.current?.focus();
   }, [asking]);
   const archived = props.info?.archived ?? false;
@@ -126,7 +139,17 @@ export function ChatHead(props: {
         </button>
       </span>
       {asking && (
-        <div class="confirm" role="alertdialog" aria-label="Delete this chat?">
+        <div
+          class="confirm"
+          role="alertdialog"
+          aria-label="Delete this chat?"
+          onKeyDown={(e) => {
+            if (e.key === "Escape") {
+              e.preventDefault();
+              setAsking(false);
+            }
+          }}
+        >
           <p>Delete this chat? It goes to the trash, which keeps it 30 days.</p>
           <button
             class="danger"

@@ -54,6 +54,17 @@ export function SettingsPage({ onSignOut }: { onSignOut: () => void }) {
             Backups
           </a>
         </p>
+        <p>
+          <a
+            href="/settings/trash"
+            onClick={(e) => {
+              e.preventDefault();
+              navigate("/settings/trash");
+            }}
+          >
+            Trash: deleted chats, kept 30 days
+          </a>
+        </p>
       </section>
       <ModelsLink />
       <NotifySetting />
