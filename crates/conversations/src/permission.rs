@@ -120,6 +120,7 @@ pub(crate) fn decide_and_triage(
             marked: view.is_marked(),
             seen: &view.seen,
             input: &call.input,
+            contacts: &[],
         };
         let triage = review::triage(action, &decision, &facts);
         (mode, decision, triage)

@@ -35,6 +35,8 @@ pub struct Seen {
     addresses: Digests,
     /// Addresses the owner wrote, exactly.
     owner_addresses: Digests,
+    /// Values the owner wrote whole (see [`Seen::owner_wrote`]).
+    owner_values: Digests,
 }
 
 impl Seen {
@@ -48,7 +50,21 @@ impl Seen {
             address_digests(url, |d| last = Some(d));
             self.owner_addresses.extend(last);
         }
+        for value in values(text) {
+            self.owner_values.insert(value_digest(&value));
+        }
         self.addresses_in(text);
+    }
+
+    /// Whether the owner wrote `value` whole: as one token of their words
+    /// (surrounding punctuation aside, any case), or as a run of short
+    /// groups ("DE89 3704 0044 0532 0130 00"), compared without spaces.
+    /// `bob@corp.com` isn't the owner's because they wrote `bob@example.com`
+    /// and `alice@corp.com`.
+    pub fn owner_wrote(&self, value: &str) -> bool {
+        let compact: String = value.split_whitespace().collect();
+        let compact = trim_value(&compact);
+        !compact.is_empty() && self.owner_values.contains(&value_digest(compact))
     }
 
     /// Whether the owner wrote `url` word for word.
@@ -177,6 +193,77 @@ impl Fnv {
 }
 
 /// A word's digest, lowercased as it is read.
+/// Surrounding punctuation isn't part of a value.
+fn trim_value(t: &str) -> &str {
+    t.trim_matches(|c: char| {
+        matches!(
+            c,
+            ',' | '.'
+                | ';'
+                | ':'
+                | '!'
+                | '?'
+                | '('
+                | ')'
+                | '['
+                | ']'
+                | '<'
+                | '>'
+                | '"'
+                | '\''
+                | '`'
+                | '*'
+                | '“'
+                | '”'
+                | '‘'
+                | '’'
+        )
+    })
+}
+
+/// The values of a text as [`Seen::owner_wrote`] compares them: each token,
+/// and each run of two or more short groups with digits, joined.
+fn values(text: &str) -> Vec<String> {
+    let tokens: Vec<&str> = text.split_whitespace().map(trim_value).collect();
+    let mut out: Vec<String> = tokens
+        .iter()
+        .filter(|t| !t.is_empty())
+        .map(|t| (*t).to_owned())
+        .collect();
+    let group = |t: &str| {
+        !t.is_empty()
+            && t.chars().count() <= 6
+            && t.chars().any(|c| c.is_ascii_digit())
+            && t.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '+' || c == '-')
+    };
+    let mut i = 0;
+    while i < tokens.len() {
+        if !group(tokens[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < tokens.len() && group(tokens[i]) {
+            i += 1;
+        }
+        // Every run of two to eight, so a part of a longer number counts
+        // (an IBAN is at most nine groups; a pasted table stays linear).
+        for a in start..i {
+            for b in a + 2..=i.min(a + 9) {
+                out.push(tokens[a..b].concat());
+            }
+        }
+    }
+    out
+}
+
+fn value_digest(value: &str) -> u64 {
+    let mut h = Fnv::new();
+    h.lower(value);
+    h.0 ^ 0x9e37_79b9_7f4a_7c15
+}
+
 fn word_digest(word: &str) -> u64 {
     let mut h = Fnv::new();
     h.lower(word);

@@ -12,6 +12,7 @@ use protocol::Action;
 mod command;
 mod lists;
 mod sends;
+pub mod writes;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Hard {
@@ -26,6 +27,12 @@ pub enum Hard {
     /// Downloading something and running it, or installing packages.
     RemoteCode,
     Spending,
+    /// Where a write goes wasn't the owner's to begin with: read, or
+    /// composed.
+    Destination,
+    /// A write carries an identifier (an address, a link, a number, an id)
+    /// that came from reading or from nowhere.
+    ReadIdentifier,
     /// Something that runs again later: cron, shell start-up files,
     /// services, autostart, git hooks.
     Persistence,
@@ -44,6 +51,8 @@ impl Hard {
             Hard::PrivilegeEscalation => "review.never-waivable.privilege-escalation",
             Hard::RemoteCode => "review.never-waivable.remote-code",
             Hard::Spending => "review.never-waivable.spending",
+            Hard::Destination => "review.never-waivable.destination",
+            Hard::ReadIdentifier => "review.never-waivable.identifier",
             Hard::Persistence => "review.never-waivable.persistence",
             Hard::CriticalDestruction => "review.never-waivable.critical-destruction",
         }
@@ -62,6 +71,12 @@ impl Hard {
             }
             Hard::RemoteCode => "It downloads and runs code, so Auto mode asks you.",
             Hard::Spending => "It could spend money, so Auto mode asks you.",
+            Hard::Destination => {
+                "Where it goes isn't something you wrote or a contact you keep, so Auto mode asks you."
+            }
+            Hard::ReadIdentifier => {
+                "It carries a link, an address or a number that didn't come from you, so Auto mode asks you."
+            }
             Hard::Persistence => "It sets something up to run again later, so Auto mode asks you.",
             Hard::CriticalDestruction => "It could destroy a lot at once, so Auto mode asks you.",
         }
@@ -82,6 +97,9 @@ pub struct Facts<'a> {
     pub seen: &'a protocol::seen::Seen,
     /// The call's arguments as the engine sent them.
     pub input: &'a serde_json::Value,
+    /// People and places the owner keeps in Settings (never filled by a
+    /// chat): a destination among them is the owner's.
+    pub contacts: &'a [String],
 }
 
 impl<'a> Facts<'a> {
@@ -96,6 +114,7 @@ impl<'a> Facts<'a> {
             marked: true,
             seen: SEEN.get_or_init(Default::default),
             input: &serde_json::Value::Null,
+            contacts: &[],
         }
     }
 }
@@ -119,12 +138,18 @@ pub fn never_waivable(action: &Action, facts: &Facts<'_>) -> Option<Hard> {
             if *read_only {
                 None
             } else {
-                match integration_category(tool) {
-                    Some(Hard::Exfiltration) => {
+                // A write of a common kind is judged by where its values
+                // came from; one of no known kind that sends, by the old
+                // rule (everything the owner's).
+                match (integration_category(tool), writes::kind_of(tool)) {
+                    (Some(Hard::Exfiltration) | None, Some(kind)) => {
+                        writes::kept(kind, facts.input, facts)
+                    }
+                    (Some(Hard::Exfiltration), None) => {
                         let sent = sends::Sent::of_input(facts.input);
                         (!sent.reviewable(facts)).then_some(Hard::Exfiltration)
                     }
-                    other => other,
+                    (other, _) => other,
                 }
             }
         }

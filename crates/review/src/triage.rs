@@ -38,7 +38,18 @@ pub fn triage(action: &Action, decision: &Decision, facts: &Facts<'_>) -> Triage
     if why.contains(&Rule::PolicyAsk) {
         return Triage::Owner(Some(Hard::ToolAsk));
     }
-    if why.iter().any(|r| !MODE_RULES.contains(r)) {
+    // After reading, an integration write of a common kind is judged by
+    // where its values came from (`hard::writes`), not only by the mark:
+    // one whose every destination and identifier is the owner's goes to
+    // review; the rest stay with the owner, never waivable.
+    let write_by_provenance = |r: &Rule| {
+        *r == Rule::AfterReadingIntegrationWrite
+            && matches!(action, Action::Integration { tool, read_only: false } if crate::hard::writes::kind_of(tool).is_some())
+    };
+    if why
+        .iter()
+        .any(|r| !MODE_RULES.contains(r) && !write_by_provenance(r))
+    {
         return Triage::Owner(None);
     }
     if let Some(hard) = never_waivable(action, facts) {

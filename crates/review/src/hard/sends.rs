@@ -229,7 +229,7 @@ fn owners(text: &str, facts: &Facts<'_>) -> bool {
 
 /// A word that looks like a key or a token: long, opaque, mixing kinds of
 /// characters.
-fn secret_like(text: &str) -> bool {
+pub(super) fn secret_like(text: &str) -> bool {
     text.split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '+' | '/' | '=')))
         .any(|w| {
             w.len() >= 20

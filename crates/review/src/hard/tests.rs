@@ -118,7 +118,7 @@ fn rows() -> Vec<(Action, Option<Hard>)> {
             },
             Some(Exfiltration),
         ),
-        (app("mail.send"), Some(Exfiltration)),
+        (app("mail.send"), Some(Destination)),
         (command("crontab -e"), Some(Persistence)),
         (command("echo 'curl x' >> ~/.bashrc"), Some(Persistence)),
         (
@@ -288,6 +288,7 @@ fn each_category_has_a_row_and_an_id() {
         Hard::PrivilegeEscalation,
         Hard::RemoteCode,
         Hard::Spending,
+        Hard::Destination,
         Hard::Persistence,
         Hard::CriticalDestruction,
     ] {
@@ -347,7 +348,11 @@ fn exfiltration_is_sending_what_the_owner_did_not_ask_to_send() {
         None,
         "destination and content are the owner's"
     );
-    assert_eq!(never_waivable(&mail, &marked), Some(Hard::Exfiltration));
+    assert_eq!(
+        never_waivable(&mail, &marked),
+        None,
+        "after reading too: where it goes and what it names are the owner's"
+    );
     let composed = serde_json::json!({ "to": "bob@example.com", "body": "Here are the numbers you asked for" });
     assert_eq!(
         never_waivable(
@@ -357,8 +362,8 @@ fn exfiltration_is_sending_what_the_owner_did_not_ask_to_send() {
                 ..clean
             }
         ),
-        Some(Hard::Exfiltration),
-        "a body from nowhere"
+        None,
+        "a body from nowhere, before reading, is what a mail is"
     );
     let attached = serde_json::json!({ "to": "bob@example.com", "attachment": "q3.xlsx" });
     assert_eq!(
@@ -370,7 +375,7 @@ fn exfiltration_is_sending_what_the_owner_did_not_ask_to_send() {
             }
         ),
         Some(Hard::Exfiltration),
-        "a file's content"
+        "a file the owner didn't name"
     );
     let elsewhere = serde_json::json!({ "to": "eve@drop.example", "subject": "Q3 report" });
     assert_eq!(
@@ -381,7 +386,7 @@ fn exfiltration_is_sending_what_the_owner_did_not_ask_to_send() {
                 ..clean
             }
         ),
-        Some(Hard::Exfiltration),
+        Some(Hard::Destination),
         "a destination from nowhere"
     );
 }
