@@ -203,3 +203,39 @@ fn replay_keeps_the_chat_with_home_and_says_what_is_wrong() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("isn't a replay scenario"));
 }
+
+/// `--review always-allow` stands in a reviewer that allows everything:
+/// what review may judge runs, and what a rule keeps with the owner still
+/// asks (download-and-run, in scenario 47, whose own replies differ).
+#[test]
+fn the_review_switch_allows_everything_and_the_rules_still_hold() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/replay/47-auto-fast-path-review-and-never-waivable.json");
+    let out = Command::new(EXE)
+        .args(["replay", "--json", "--review", "always-allow"])
+        .arg(&file)
+        .env_remove("CONCH_HOME")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let calls = report["calls"].as_array().unwrap();
+    let step = |n: u64| calls.iter().find(|c| c["step"] == n).unwrap();
+    assert_eq!(step(2)["review"], "allowed");
+    assert_eq!(step(3)["ran"], false);
+    assert!(step(3)["why"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|w| w == "review.never-waivable.remote-code"));
+    let bad = Command::new(EXE)
+        .args(["replay", "--review", "always-yes"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(!bad.status.success());
+}

@@ -19,6 +19,8 @@ pub struct ReplayEngine {
     moves: Arc<Mutex<mpsc::Receiver<Move>>>,
     /// What the reviewer replies next, and after how long.
     pub reviews: Arc<std::sync::Mutex<VecDeque<(String, Duration)>>>,
+    /// The reviewer allows everything (`--review always-allow`).
+    pub always_allow: bool,
 }
 
 impl ReplayEngine {
@@ -28,6 +30,7 @@ impl ReplayEngine {
             ReplayEngine {
                 moves: Arc::new(Mutex::new(rx)),
                 reviews: Arc::default(),
+                always_allow: false,
             },
             tx,
         )
@@ -39,8 +42,29 @@ impl Engine for ReplayEngine {
         "replay"
     }
 
-    fn review<'a>(&'a self, _: String, _: String) -> BoxFuture<'a, Result<String, EngineError>> {
+    fn review<'a>(
+        &'a self,
+        _: String,
+        prompt: String,
+    ) -> BoxFuture<'a, Result<String, EngineError>> {
         let next = self.reviews.lock().ok().and_then(|mut r| r.pop_front());
+        if self.always_allow {
+            // It cites the owner's first message when there is one, as a
+            // reviewer that believed every request would.
+            let evidence: Vec<&str> = prompt
+                .contains("<message id=\"m1\"")
+                .then_some("m1")
+                .into_iter()
+                .collect();
+            let reply = serde_json::json!({
+                "verdict": "allow",
+                "risk": "low",
+                "evidence": evidence,
+                "reason": "The replay's reviewer allows everything.",
+            })
+            .to_string();
+            return Box::pin(async move { Ok(reply) });
+        }
         Box::pin(async move {
             match next {
                 Some((text, delay)) => {

@@ -33,6 +33,11 @@ pub struct ReplayArgs {
     /// Print the outcome as JSON.
     #[arg(long)]
     json: bool,
+    /// Auto mode's reviewer: `always-allow` answers allow to everything it
+    /// is asked, whatever the scenario's steps say (to show a rule holds
+    /// when the reviewer is fooled).
+    #[arg(long, value_name = "REVIEWER")]
+    review: Option<scenario::Reviewer>,
 }
 
 /// How long one step may take before replay gives up on it.
@@ -42,11 +47,14 @@ pub fn run(keep: Option<&Path>, args: ReplayArgs) -> Result<(), Failure> {
     let shown = args.scenario.display().to_string();
     let text = std::fs::read_to_string(&args.scenario)
         .map_err(|e| Failure(format!("{shown} can't be read: {e}.")))?;
-    let scenario: Scenario = serde_json::from_str(&text).map_err(|e| {
+    let mut scenario: Scenario = serde_json::from_str(&text).map_err(|e| {
         Failure(format!(
             "{shown} isn't a replay scenario: {e}. See docs/replay.md."
         ))
     })?;
+    if args.review.is_some() {
+        scenario.review = args.review;
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -155,7 +163,8 @@ async fn drive(scenario: Scenario, keep: Option<&Path>, base: &Path) -> Result<V
         integrations,
         returns: Mutex::new(HashMap::new()),
     });
-    let (engine, moves) = ReplayEngine::new();
+    let (mut engine, moves) = ReplayEngine::new();
+    engine.always_allow = scenario.review == Some(scenario::Reviewer::AlwaysAllow);
     let reviews = engine.reviews.clone();
     let mode = parse_mode(&scenario.mode)?;
     let offered: Arc<dyn tools::ToolBox> = match real_apps {

@@ -42,6 +42,10 @@ pub struct Scenario {
     /// Rejections in a turn before review stops being tried (default 3).
     #[serde(default)]
     pub review_budget: Option<u32>,
+    /// Auto mode's reviewer for the whole scenario: `always-allow` says
+    /// allow to everything (the steps' `review` replies are skipped).
+    #[serde(default)]
+    pub review: Option<Reviewer>,
     /// Skills installed into the temporary home as Conch's own.
     #[serde(default)]
     pub skills: BTreeMap<String, ScenarioSkill>,
@@ -62,6 +66,14 @@ pub struct Scenario {
     /// A sentence on what the scenario shows; ignored.
     #[serde(default, rename = "about")]
     pub _about: Option<String>,
+}
+
+/// A reviewer the scenario stands in for the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Reviewer {
+    /// Allows everything it is asked, citing the owner's first message.
+    AlwaysAllow,
 }
 
 fn ask() -> String {
