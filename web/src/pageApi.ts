@@ -39,6 +39,8 @@ export const pageApi = {
     return call<{ rows: ActivityRow[]; next: string | null; totals?: ReviewTotals }>("GET", `/api/activity?${p}`);
   },
   safety: () => call<Safety>("GET", "/api/settings/safety"),
+  contacts: () => call<{ contacts: string[] }>("GET", "/api/settings/contacts"),
+  setContacts: (contacts: string[]) => call<{ contacts: string[] }>("PUT", "/api/settings/contacts", { contacts }),
   setSafety: (change: Partial<Safety>) => call<Safety>("POST", "/api/settings/safety", change),
   confirmPassword: (password: string) => call<unknown>("POST", "/api/session/confirm", { password }),
   checkup: () => call<{ checks: Check[] }>("GET", "/api/security"),

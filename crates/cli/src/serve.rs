@@ -87,6 +87,7 @@ async fn serve(
         None => Arc::new(MockEngine::default()),
     };
     let switches = Arc::new(conversations::safety::Switches::new(&settings.safety));
+    switches.set_contacts(&settings.contacts);
     let (seal, seal_line) = pick_seal(&home, &settings);
     let catalog = Arc::new(skills::Catalog {
         project: Some(default_work.clone()),

@@ -103,6 +103,7 @@ pub(crate) fn decide_and_triage(
     action: &Action,
 ) -> (Mode, guard::Decision, Triage) {
     let work = chat.work.to_string_lossy();
+    let contacts = chat.shared.switches.contacts();
     chat.log.with_view(|view| {
         let mode = view.mode.unwrap_or(Mode::Ask);
         let settings = chat.guard_settings(mode);
@@ -120,7 +121,7 @@ pub(crate) fn decide_and_triage(
             marked: view.is_marked(),
             seen: &view.seen,
             input: &call.input,
-            contacts: &[],
+            contacts: &contacts,
         };
         let triage = review::triage(action, &decision, &facts);
         (mode, decision, triage)

@@ -16,6 +16,10 @@ pub struct Switches {
     engines_in_box: AtomicBool,
     /// Tool policies (Ask, Read-only, Off), changed live.
     policies: std::sync::RwLock<std::collections::BTreeMap<String, guard::Policy>>,
+    /// The people and places the owner keeps in Settings: a write to one of
+    /// them after reading is Auto review's to judge (`review::hard::writes`).
+    /// Only the owner sets them, never a chat.
+    contacts: std::sync::RwLock<Arc<[String]>>,
 }
 
 impl Switches {
@@ -26,6 +30,21 @@ impl Switches {
             check_memories: AtomicBool::new(safety.check_memories),
             engines_in_box: AtomicBool::new(safety.engines_in_box),
             policies: Default::default(),
+            contacts: std::sync::RwLock::new(Arc::from(Vec::new())),
+        }
+    }
+
+    /// The owner's contacts now.
+    pub fn contacts(&self) -> Arc<[String]> {
+        self.contacts
+            .read()
+            .map(|c| c.clone())
+            .unwrap_or_else(|_| Arc::from(Vec::new()))
+    }
+
+    pub fn set_contacts(&self, contacts: &[String]) {
+        if let Ok(mut c) = self.contacts.write() {
+            *c = Arc::from(contacts.to_vec());
         }
     }
 

@@ -39,6 +39,10 @@ pub struct Settings {
     /// Settings → Security → Safety.
     #[serde(default)]
     pub safety: Safety,
+    /// People and places the owner sends to (addresses, channels, IBANs),
+    /// one per entry. Only the owner sets them (Settings → Contacts).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub contacts: Vec<String>,
     /// How the assistant names the owner to others ("I've asked Ada to OK it.").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub owner_name: Option<String>,

@@ -96,6 +96,10 @@ pub fn router(state: AppState) -> Router {
             "/api/settings/safety",
             get(routes::security::safety).post(routes::security::set_safety),
         )
+        .route(
+            "/api/settings/contacts",
+            get(routes::contacts::list).put(routes::contacts::set),
+        )
         .route("/api/security", get(routes::security::checkup))
         .route(
             "/api/security/repair",

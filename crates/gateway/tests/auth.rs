@@ -399,3 +399,41 @@ async fn turning_skills_on_is_for_a_person() {
         .unwrap()
         .contains("run it"));
 }
+
+/// Contacts make a write after reading reviewable, so a script holding an
+/// access key can't add its own: only a person sets them, and they last.
+#[tokio::test]
+async fn only_a_person_sets_the_contacts_and_they_are_kept() {
+    let s = start().await;
+    let (_, key) = gateway::auth::keys::create(&s.root(), "ci").unwrap();
+    let res = s
+        .anon
+        .put(format!("{}/api/settings/contacts", s.url))
+        .bearer_auth(&key)
+        .json(&json!({ "contacts": ["eve@evil.example"] }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::FORBIDDEN);
+    let res = s
+        .owner
+        .put(format!("{}/api/settings/contacts", s.url))
+        .json(&json!({ "contacts": [" bob@example.com ", "Zoë Martin", "BOB@example.com", ""] }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    let got: Value = s.get_json("/api/settings/contacts").await;
+    assert_eq!(got["contacts"], json!(["bob@example.com", "Zoë Martin"]));
+    assert_eq!(s.state.chats.switches().contacts().len(), 2);
+    let settings = std::fs::read_to_string(s.root().join("settings.json")).unwrap();
+    assert!(settings.contains("Zoë Martin"), "{settings}");
+    let bad = s
+        .owner
+        .put(format!("{}/api/settings/contacts", s.url))
+        .json(&json!({ "contacts": ["a\nb"] }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(bad.status(), StatusCode::BAD_REQUEST);
+}

@@ -66,6 +66,7 @@ export function SettingsPage({ onSignOut }: { onSignOut: () => void }) {
           </a>
         </p>
       </section>
+      <Contacts />
       <ModelsLink />
       <NotifySetting />
       <ChatAppsSettings />
@@ -140,5 +141,64 @@ export function SettingsPage({ onSignOut }: { onSignOut: () => void }) {
         <p class="quiet">Signing in lasts 7 days unused, across restarts. Sign out everywhere ends every browser's session (also: conch sessions revoke).</p>
       </section>
     </div>
+  );
+}
+
+/** The people and places the owner sends to: in Auto mode, a mail or a
+ *  message to one of them after reading goes to the reviewer, like one to
+ *  someone named in the chat. Only the owner sets them. */
+function Contacts() {
+  const [text, setText] = useState<string | null>(null);
+  const [said, setSaid] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    pageApi.contacts().then((c) => setText(c.contacts.join("\n")), (e: Error) => setError(e.message));
+  }, []);
+  return (
+    <section>
+      <h2>Contacts</h2>
+      <p class="quiet">
+        People and places you send to: addresses, channels, account numbers, one per line. In Auto mode, after a chat has read
+        something, a message to one of them can be checked by the reviewer instead of asking you. Anyone else stays your
+        question. A chat can't add to this list.
+      </p>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      <form
+        class="contacts"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          setError(null);
+          setSaid(null);
+          try {
+            const kept = await pageApi.setContacts((text ?? "").split("\n"));
+            setText(kept.contacts.join("\n"));
+            setSaid(`Saved: ${kept.contacts.length} ${kept.contacts.length === 1 ? "contact" : "contacts"}.`);
+          } catch (err) {
+            setError(err instanceof Error ? err.message : String(err));
+          }
+        }}
+      >
+        <textarea
+          aria-label="Contacts, one per line"
+          rows={4}
+          placeholder={"bob@example.com\n#team"}
+          value={text ?? ""}
+          disabled={text === null}
+          onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
+        />
+        <button type="submit" disabled={text === null}>
+          Save contacts
+        </button>
+        {said && (
+          <span class="quiet" role="status">
+            {said}
+          </span>
+        )}
+      </form>
+    </section>
   );
 }

@@ -5,6 +5,7 @@ pub mod backups;
 pub mod bridges;
 pub mod browser;
 pub mod chats;
+pub mod contacts;
 pub mod health;
 pub mod keys;
 pub mod marks;
