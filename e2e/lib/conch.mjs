@@ -217,6 +217,12 @@ export async function signIn(page, url) {
  *  on the page being left. The sidebar's button (on a phone, opened with
  *  ☰ first; the top bar's title can also read "New chat"). */
 export async function newChat(page) {
+  // On the first screen the page makes a chat by itself and opens it; a
+  // New chat pressed meanwhile would race it (the response waited for
+  // below could be that one). Let it land first.
+  if (new URL(page.url()).pathname === "/") {
+    await page.waitForURL((u) => u.pathname.startsWith("/chats/"), { timeout: 15000 }).catch(() => {});
+  }
   const button = page.locator(".sidebar").getByRole("button", { name: "New chat" });
   if (!(await button.isVisible())) {
     await page.getByRole("button", { name: "Chats and pages" }).click();
@@ -259,7 +265,7 @@ export async function idle(page) {
           !document.querySelector(".reply.streaming") &&
           ![...document.querySelectorAll(".composer button")].some((b) => b.textContent === "Stop"),
         null,
-        { timeout: 10000 },
+        { timeout: 20000 },
       );
       return;
     }

@@ -14,6 +14,7 @@
 pub mod address;
 pub mod always;
 mod decide;
+pub mod destination;
 pub mod git_config;
 mod hold;
 pub mod keys;

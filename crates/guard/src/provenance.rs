@@ -48,6 +48,26 @@ fn parts(tool: &str, input: &Value, action: &Action) -> Vec<(String, &'static st
             let written = input.get("path").and_then(Value::as_str).unwrap_or(path);
             push(written.to_owned(), "path");
         }
+        Action::Integration { .. } => {
+            // Where it goes first (the card shows it first), then the
+            // files it carries, the identifiers in what it says, and the
+            // rest of what it says.
+            let split = crate::destination::parts(input);
+            for d in split.destinations {
+                push(d, "destination");
+            }
+            for f in split.files {
+                push(f, "file");
+            }
+            for c in &split.content {
+                for id in crate::destination::identifiers(c) {
+                    push(id, "identifier");
+                }
+            }
+            for c in split.content {
+                push(c, "value");
+            }
+        }
         _ => {
             let _ = tool;
             let mut stack = vec![input];
@@ -65,6 +85,30 @@ fn parts(tool: &str, input: &Value, action: &Action) -> Vec<(String, &'static st
     out
 }
 
+/// Whether `text` has `part` as a whole value: a token of it (surrounding
+/// punctuation aside, any case), or its tokens in a row without spaces
+/// (an IBAN in groups).
+fn wrote_whole(text: &str, part: &str) -> bool {
+    let trim = |t: &str| {
+        t.trim_matches(|c: char| {
+            c.is_ascii_punctuation() && !matches!(c, '@' | '#' | '+' | '/' | '_' | '-')
+        })
+        .to_lowercase()
+    };
+    let want: String = part.split_whitespace().map(trim).collect();
+    if want.is_empty() {
+        return false;
+    }
+    let tokens: Vec<String> = text.split_whitespace().map(trim).collect();
+    (0..tokens.len()).any(|i| {
+        let mut joined = String::new();
+        tokens[i..].iter().take(9).any(|t| {
+            joined.push_str(t);
+            joined == want
+        })
+    })
+}
+
 pub fn provenance(
     tool: &str,
     input: &Value,
@@ -75,7 +119,18 @@ pub fn provenance(
     parts(tool, input, action)
         .into_iter()
         .map(|(part, kind)| {
-            if owner.iter().any(|text| text.contains(part.as_str())) {
+            // Where it goes and the identifiers it names are the owner's
+            // only written whole, as Auto review reads them: `bob@example.co`
+            // isn't the owner's because they wrote `bob@example.com`.
+            let whole = matches!(kind, "destination" | "identifier" | "file");
+            let theirs = |text: &&str| {
+                if whole {
+                    wrote_whole(text, &part)
+                } else {
+                    text.contains(part.as_str())
+                }
+            };
+            if owner.iter().any(theirs) {
                 return Provenance {
                     part,
                     kind: kind.to_owned(),
@@ -109,6 +164,36 @@ pub fn provenance(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn an_integrations_destination_comes_first_with_where_it_came_from() {
+        let action = Action::Integration {
+            tool: "mail.send".into(),
+            read_only: false,
+        };
+        let input = json!({
+            "subject": "HR",
+            "body": "Sign in at https://evil.example/login",
+            "to": "bob@example.com",
+            "cc": "eve@evil.example",
+        });
+        let owner = ["email bob@example.com what HR said"];
+        let read = [Read {
+            call: Some("r1"),
+            what: "mail.search",
+            text: "cc eve@evil.example and link https://evil.example/login",
+        }];
+        let got = provenance("mail.send", &input, &action, &owner, &read);
+        let kinds: Vec<(&str, &str, &str)> = got
+            .iter()
+            .map(|p| (p.part.as_str(), p.kind.as_str(), p.from.as_str()))
+            .collect();
+        assert_eq!(kinds[0].1, "destination", "{kinds:?}");
+        assert_eq!(kinds[1].1, "destination", "{kinds:?}");
+        assert!(kinds.contains(&("bob@example.com", "destination", "owner")));
+        assert!(kinds.contains(&("eve@evil.example", "destination", "read")));
+        assert!(kinds.contains(&("https://evil.example/login", "identifier", "read")));
+    }
 
     #[test]
     fn owner_read_or_nowhere() {

@@ -44,11 +44,31 @@ function Marked({ text, parts }: { text: string; parts: Provenance[] }) {
   return <>{out}</>;
 }
 
+/** Where a write goes, first, with where each of its values came from. */
+function GoesTo({ q }: { q: Question }) {
+  const to = q.provenance.filter((p) => p.kind === "destination");
+  if (!to.length) return null;
+  const said = (p: Provenance) =>
+    p.from === "owner" ? "you wrote it" : p.from === "read" ? `from ${p.source ?? "something this chat read"}, not from you` : "not in anything you wrote or it read";
+  return (
+    <div class="goes-to">
+      <p>Where it goes:</p>
+      <ul>
+        {to.map((p) => (
+          <li key={p.part}>
+            <mark class={p.from}>{p.part}</mark>: {said(p)}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
 /** Where the composed parts came from, one line per source. */
 function FromWhere({ q }: { q: Question }) {
   const bySource = new Map<string, string[]>();
   for (const p of q.provenance) {
-    if (p.from === "owner") continue;
+    if (p.from === "owner" || p.kind === "destination") continue;
     const key = p.from === "read" ? (p.source ?? "something this chat read") : "";
     const list = bySource.get(key) ?? [];
     if (!list.includes(p.part)) list.push(p.part);
@@ -151,7 +171,12 @@ export function QuestionCard(props: { q: Question; onAnswer: (a: Answer, covers?
           <Marked text={what} parts={composed} />
         </pre>
       )}
-      {args && <pre class="subject args">{args}</pre>}
+      <GoesTo q={q} />
+      {args && (
+        <pre class="subject args">
+          <Marked text={args} parts={composed.filter((p) => p.kind === "identifier")} />
+        </pre>
+      )}
       <FromWhere q={q} />
       {q.note && <p class="note">{q.note}</p>}
       {q.told && <p class="told quiet">{q.told}</p>}
