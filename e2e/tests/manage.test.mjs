@@ -92,6 +92,7 @@ test("Retry a failed turn, and Edit and resend the last message: new turns, the 
     { status: 401, message: "bad key" },
     { text: "Hello after the retry." },
     { text: "An answer to the edit." },
+    { text: "Another answer, made again." },
   ]);
   try {
     const { page } = b;
@@ -136,6 +137,15 @@ test("Retry a failed turn, and Edit and resend the last message: new turns, the 
     // The earlier tries open to show what they were.
     await page.locator(".earlier summary").first().click();
     await page.locator(".earlier .reply", { hasText: "Hello after the retry." }).waitFor();
+
+    // Regenerate on a good answer: a new one, the old one kept.
+    const good = page.locator(".reply:not(.earlier .reply)", { hasText: "An answer to the edit." });
+    await good.getByRole("button", { name: "Regenerate" }).click();
+    await page.locator(".reply", { hasText: "Another answer, made again." }).waitFor();
+    await idle(page);
+    assert.equal(await page.locator(".message.from-owner:not(.earlier .message)").last().locator(".who").innerText(), "Tried again");
+    assert.deepEqual(users(model.seen[3]), ["hello, with an edit"]);
+    assert.equal(await page.getByRole("button", { name: "Regenerate" }).count(), 1, "only on the last answer");
     assert.deepEqual(b.appErrors(), []);
   } finally {
     await b.close();

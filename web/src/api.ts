@@ -349,6 +349,7 @@ export const api = {
   restore: (id: string) => call<{ restored: string }>("POST", `/api/trash/${encodeURIComponent(id)}/restore`),
   pickModel: (id: string, provider: string | null) => call<unknown>("POST", `/api/chats/${id}/model`, { provider }),
   retry: (id: string) => call<{ seq: number }>("POST", `/api/chats/${id}/retry`),
+  regenerate: (id: string) => call<{ seq: number }>("POST", `/api/chats/${id}/regenerate`),
   resend: (id: string, text: string, replaces: number) =>
     call<{ seq: number }>("POST", `/api/chats/${id}/messages`, { text, replaces }),
   providers: () => call<{ providers: Provider[]; default: string | null; engine: string }>("GET", "/api/providers"),

@@ -286,6 +286,12 @@ export function fold(events: Event[]): Folded {
         break;
       }
       case "artifact":
+        // The artifact's own card stands for the call that made it: the
+        // raw artifact_create card would only repeat it as JSON.
+        if (e.call) {
+          const made = entries.findIndex((x) => x.type === "tool" && x.entry.call === s(e.call));
+          if (made >= 0) entries.splice(made, 1);
+        }
         entries.push({
           type: "artifact",
           seq: e.seq,

@@ -17,8 +17,6 @@ use apps::catalog;
 use apps::file::{self, Reach};
 use apps::{Apps, AppsConfig, Choice};
 use conversations::{Chats, ChatsConfig, Durability, GuardConfig, Home, NewChat, NoTools};
-use engines::codex::CodexEngine;
-use engines::providers::{Provider, ProviderKind, ProviderSettings};
 use protocol::{Answer, Body, Mode, Origin};
 use responses::{say, Responses};
 use serde_json::{json, Value};
@@ -74,22 +72,8 @@ async fn codex_gets_the_apps_and_the_guard_holds_for_them() {
     .unwrap()
     .0
     .unwrap();
-    let engine = CodexEngine::new(
-        Provider {
-            settings: ProviderSettings {
-                name: "codex".into(),
-                kind: ProviderKind::Codex,
-                base_url: server.url.clone(),
-                model: "test-model".into(),
-                context_tokens: 100_000,
-                max_tokens: 4096,
-                bin: Some(codex_bin::codex_bin().to_string_lossy().into_owned()),
-            },
-            key: Some("sk-test".into()),
-        },
-        home.root(),
-    )
-    .with_conch(Path::new(env!("CARGO_BIN_EXE_conch")));
+    let engine = codex_bin::codex_engine("codex", &server.url, home.root())
+        .with_conch(Path::new(env!("CARGO_BIN_EXE_conch")));
     let chats = Chats::new(
         home.clone(),
         Arc::new(engine),

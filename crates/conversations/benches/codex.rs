@@ -25,8 +25,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use conversations::{Chats, ChatsConfig, Durability, GuardConfig, Home, NewChat, NoTools};
-use engines::codex::CodexEngine;
-use engines::providers::{Provider, ProviderKind, ProviderSettings};
 use protocol::{Body, Mode};
 use responses::{run, say, Responses};
 use serde_json::{json, Value};
@@ -84,21 +82,7 @@ fn conch(root: &Path, server: &Responses) -> (Home, Arc<Chats>) {
     let home = Home::open(&root.join("home")).unwrap();
     let work = root.join("work");
     std::fs::create_dir_all(&work).unwrap();
-    let engine = CodexEngine::new(
-        Provider {
-            settings: ProviderSettings {
-                name: "codex".into(),
-                kind: ProviderKind::Codex,
-                base_url: server.url.clone(),
-                model: "test-model".into(),
-                context_tokens: 100_000,
-                max_tokens: 4096,
-                bin: Some(codex_bin::codex_bin().to_string_lossy().into_owned()),
-            },
-            key: Some("sk-bench".into()),
-        },
-        home.root(),
-    );
+    let engine = codex_bin::codex_engine("codex", &server.url, home.root());
     let chats = Chats::new(
         home.clone(),
         Arc::new(engine),

@@ -17,8 +17,6 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
-use engines::codex::CodexEngine;
-use engines::providers::{Provider, ProviderKind, ProviderSettings};
 use engines::{BoxFuture, Gate, NativeCall, NativeEngine, NativeEvent, NativeTurn, Quick, Verdict};
 use protocol::Mode;
 use responses::{run, say, Responses};
@@ -57,21 +55,7 @@ async fn one(root: &Path, commands: usize, boxed: bool) -> f64 {
     std::fs::create_dir_all(&work).unwrap();
     std::fs::create_dir_all(&home).unwrap();
     let server = Responses::start(script(commands)).await;
-    let engine = CodexEngine::new(
-        Provider {
-            settings: ProviderSettings {
-                name: "codex".into(),
-                kind: ProviderKind::Codex,
-                base_url: server.url.clone(),
-                model: "test-model".into(),
-                context_tokens: 100_000,
-                max_tokens: 4096,
-                bin: Some(codex_bin::codex_bin().to_string_lossy().into_owned()),
-            },
-            key: Some("sk-test".into()),
-        },
-        &home.join("engines/codex"),
-    );
+    let engine = codex_bin::codex_engine("codex", &server.url, &home.join("engines/codex"));
     let boxing = boxed.then(|| {
         let sealed = seal::Sealed::new(&home, tools::protected::here(&home)).unwrap();
         Arc::new(conversations::EngineBox(Arc::new(sealed))) as Arc<dyn engines::boxing::Boxing>

@@ -108,6 +108,22 @@ impl Chat {
         self.post_replacing(&text, Some(seq)).await
     }
 
+    /// Regenerate: a new answer to the owner's last message, whatever
+    /// became of the last one (a good answer too), sent again in its own
+    /// place. The old answer stays in the log.
+    pub async fn regenerate(self: &Arc<Self>) -> Result<Posted, ChatError> {
+        if !self.idle_soon().await {
+            return Err(ChatError::Working);
+        }
+        let (ended, last) = self
+            .log
+            .with_view(|v| (v.last_end.is_some(), v.last_owner.clone()));
+        let Some((seq, text)) = last.filter(|_| ended) else {
+            return Err(ChatError::NothingToRegenerate);
+        };
+        self.post_replacing(&text, Some(seq)).await
+    }
+
     /// Edit and resend: `text` in place of the owner's last message
     /// (`replaces` must be its `seq`). A new turn answers it; the old
     /// message and its answer stay in the log.

@@ -34,6 +34,8 @@ pub enum ChatError {
     Working,
     /// Retry, with no failed turn to try again.
     NothingToRetry,
+    /// Regenerate with no answered message of the owner's.
+    NothingToRegenerate,
     /// Edit and resend of a message that isn't the owner's last.
     NotLastMessage,
     /// A model pick naming no provider there is.
@@ -83,6 +85,9 @@ impl std::fmt::Display for ChatError {
             ),
             ChatError::NothingToRetry => f.write_str(
                 "There's no failed answer to try again: the last one finished, or there is none yet.",
+            ),
+            ChatError::NothingToRegenerate => f.write_str(
+                "There's no answer to make again yet: write a message first, or let this one finish.",
             ),
             ChatError::NotLastMessage => f.write_str(
                 "Only your last message can be edited and sent again.",

@@ -24,8 +24,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use conversations::{Chat, Chats, ChatsConfig, Durability, GuardConfig, Home, NewChat, NoTools};
-use engines::codex::{CodexEngine, Policy, TIGHT_NOTE};
-use engines::providers::{Provider, ProviderKind, ProviderSettings};
+use engines::codex::{Policy, TIGHT_NOTE};
 use protocol::{Answer, Body, Event, Mode, PermissionRequested};
 use responses::{run, run_in, run_outside_sandbox, say, searched, Responses};
 use serde_json::Value;
@@ -71,21 +70,7 @@ fn world_with(
         "quick-setup",
         "permissions:\n  commands: [git]\n",
     );
-    let engine = CodexEngine::new(
-        Provider {
-            settings: ProviderSettings {
-                name: "codex".into(),
-                kind: ProviderKind::Codex,
-                base_url: server.url.clone(),
-                model: "test-model".into(),
-                context_tokens: 100_000,
-                max_tokens: 4096,
-                bin: Some(codex_bin::codex_bin().to_string_lossy().into_owned()),
-            },
-            key: Some("sk-test".into()),
-        },
-        home.root(),
-    );
+    let engine = codex_bin::codex_engine("codex", &server.url, home.root());
     let engine = match policy {
         Some(p) => engine.with_policy(p),
         None => engine,

@@ -19,7 +19,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use engines::codex::CodexEngine;
-use engines::providers::{Provider, ProviderKind, ProviderSettings};
 use engines::{BoxFuture, Gate, NativeCall, NativeEngine, NativeEvent, NativeTurn, Quick, Verdict};
 use protocol::Mode;
 use responses::{run, say, Responses};
@@ -70,21 +69,7 @@ async fn world(script: Vec<Vec<serde_json::Value>>) -> World {
     std::fs::create_dir_all(&keys).unwrap();
     std::fs::write(keys.join("id_ed25519"), SSH_KEY).unwrap();
     let server = Responses::start(script).await;
-    let engine = CodexEngine::new(
-        Provider {
-            settings: ProviderSettings {
-                name: "codex".into(),
-                kind: ProviderKind::Codex,
-                base_url: server.url.clone(),
-                model: "test-model".into(),
-                context_tokens: 100_000,
-                max_tokens: 4096,
-                bin: Some(codex_bin::codex_bin().to_string_lossy().into_owned()),
-            },
-            key: Some("sk-test".into()),
-        },
-        &home.join("engines/codex"),
-    );
+    let engine = codex_bin::codex_engine("codex", &server.url, &home.join("engines/codex"));
     World {
         _dir: dir,
         root,

@@ -68,21 +68,7 @@ async fn world(script: Vec<Vec<serde_json::Value>>) -> World {
     let work = root.join("work");
     std::fs::create_dir_all(&work).unwrap();
     let server = Responses::start(script).await;
-    let engine = CodexEngine::new(
-        Provider {
-            settings: ProviderSettings {
-                name: "codex-test".into(),
-                kind: ProviderKind::Codex,
-                base_url: server.url.clone(),
-                model: "test-model".into(),
-                context_tokens: 100_000,
-                max_tokens: 4096,
-                bin: Some(codex_bin::codex_bin().to_string_lossy().into_owned()),
-            },
-            key: Some("sk-test".into()),
-        },
-        &root.join("home"),
-    );
+    let engine = codex_bin::codex_engine("codex-test", &server.url, &root.join("home"));
     World {
         _dir: dir,
         work,

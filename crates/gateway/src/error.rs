@@ -69,9 +69,10 @@ impl From<ChatError> for ApiError {
             ChatError::Skill(_) | ChatError::TurnRunning => StatusCode::CONFLICT,
             ChatError::NotHeld(_) | ChatError::Artifact(_) => StatusCode::NOT_FOUND,
             ChatError::EmptyTitle => StatusCode::BAD_REQUEST,
-            ChatError::Working | ChatError::NothingToRetry | ChatError::NotLastMessage => {
-                StatusCode::CONFLICT
-            }
+            ChatError::Working
+            | ChatError::NothingToRetry
+            | ChatError::NothingToRegenerate
+            | ChatError::NotLastMessage => StatusCode::CONFLICT,
             ChatError::UnknownProvider(_) => StatusCode::NOT_FOUND,
             ChatError::Trash(_) | ChatError::Restore(_) => StatusCode::INTERNAL_SERVER_ERROR,
             ChatError::AlreadyHere => StatusCode::CONFLICT,

@@ -46,6 +46,10 @@ pub fn router(state: AppState) -> Router {
         .route("/api/chats/{id}/model", post(routes::chats::pick_model))
         .route("/api/chats/{id}/retry", post(routes::chats::retry))
         .route(
+            "/api/chats/{id}/regenerate",
+            post(routes::chats::regenerate),
+        )
+        .route(
             "/api/providers",
             get(routes::providers::list).post(routes::providers::add),
         )

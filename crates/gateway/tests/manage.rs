@@ -264,8 +264,13 @@ async fn a_deleted_chat_goes_to_the_trash_and_is_gone_after_30_days() {
 async fn retry_and_edit_and_resend_start_new_turns_and_keep_the_old_ones() {
     let s = start().await;
     use_models(&s);
-    let (base, model) =
-        model_server(vec![Err(401), Ok("Hello again."), Ok("An edited answer.")]).await;
+    let (base, model) = model_server(vec![
+        Err(401),
+        Ok("Hello again."),
+        Ok("An edited answer."),
+        Ok("Made again."),
+    ])
+    .await;
     add_provider(&s, "local", &base, "m1", Some("sk-test-つ-123")).await;
     let id = s.new_chat().await;
     let mut sse = SseReader::new(s.get(format!("/api/chats/{id}/stream")).await);
@@ -329,6 +334,23 @@ async fn retry_and_edit_and_resend_start_new_turns_and_keep_the_old_ones() {
     assert_eq!(owner_words(&seen[1].1), ["hello there"]);
     assert_eq!(owner_words(&seen[2].1), ["hello, edited"]);
     assert_eq!(seen[0].0["authorization"], "Bearer sk-test-つ-123");
+
+    // Regenerate: after a good answer too, the last message again.
+    let res = s
+        .post(format!("/api/chats/{id}/regenerate"), &json!({}))
+        .await;
+    assert_eq!(res.status(), StatusCode::ACCEPTED);
+    turn_ends(&mut sse).await;
+    let log = events(&s, &id).await;
+    let last = log.iter().rev().find(|e| e["type"] == "message").unwrap();
+    assert_eq!(last["text"], "hello, edited");
+    assert!(last["replaces"].is_u64());
+    assert_eq!(model.seen.lock().unwrap().len(), 4);
+    let fresh = s.new_chat().await;
+    let res = s
+        .post(format!("/api/chats/{fresh}/regenerate"), &json!({}))
+        .await;
+    assert_eq!(res.status(), StatusCode::CONFLICT, "nothing answered yet");
 }
 
 #[tokio::test]

@@ -9,6 +9,7 @@ import { Working } from "./Working";
 import { Composer } from "./Composer";
 import type { Covers } from "./QuestionCard";
 import { latestBrowsing } from "../browsing";
+import { Starters } from "./Starters";
 import { Transcript } from "./Transcript";
 
 /** What the panel beside the chat shows. */
@@ -242,6 +243,8 @@ export function ChatPage(props: {
               onOpenArtifact={(id, version) => show({ id, version })}
               lastOwner={running ? null : folded.lastOwner}
               canRetry={canRetry}
+              canRegenerate={!running && !canRetry && folded.lastEnd !== null && folded.lastOwner !== null}
+              onRegenerate={() => api.regenerate(props.id).then(() => props.onActivity(), fail)}
               others={others}
               onRetry={() => api.retry(props.id).then(() => props.onActivity(), fail)}
               onResend={async (text, replaces) => {
@@ -251,6 +254,15 @@ export function ChatPage(props: {
                 setTimeout(() => document.querySelector<HTMLElement>("textarea[aria-label=Message]")?.focus(), 0);
               }}
             />
+            {folded.entries.length === 0 && live.historyEnd > 0 && !running && (
+              <Starters
+                noModel={info !== null && !info.provider && (info.engine ?? "mock") === "mock"}
+                onPick={(text) => {
+                  following.current = true;
+                  void api.post(props.id, text).then(() => props.onActivity(), fail);
+                }}
+              />
+            )}
             <Working openTurn={folded.openTurn} entries={folded.entries} streaming={live.streaming.size > 0} waiting={folded.pending.length > 0} />
           </div>
         </div>

@@ -82,9 +82,18 @@ export interface TranscriptProps {
   others?: boolean;
   onRetry?: () => Promise<void>;
   onResend?: (text: string, replaces: number) => Promise<void>;
+  /** The last answer ended well and can be made again. */
+  canRegenerate?: boolean;
+  onRegenerate?: () => Promise<void>;
 }
 
-function row(e: Entry, props: TranscriptProps, edit: { at: number | null; set: (at: number | null) => void }, lastError: number | null) {
+function row(
+  e: Entry,
+  props: TranscriptProps,
+  edit: { at: number | null; set: (at: number | null) => void },
+  lastError: number | null,
+  lastReply: number | null = null,
+) {
   switch (e.type) {
     case "message": {
       const mine = e.from === "owner";
@@ -119,6 +128,11 @@ function row(e: Entry, props: TranscriptProps, edit: { at: number | null; set: (
           <Markdown text={e.text} />
           <span class="message-actions">
             <CopyButton text={() => e.text} label="Copy the answer" />
+            {e.seq === lastReply && props.canRegenerate && props.onRegenerate && (
+              <button class="small" onClick={() => void props.onRegenerate!()}>
+                Regenerate
+              </button>
+            )}
           </span>
         </li>
       );
@@ -253,13 +267,16 @@ export function Transcript(props: TranscriptProps) {
   const edit = { at: editing, set: setEditing };
   const errors = props.entries.filter((e) => e.type === "turn-error" && !e.old);
   const lastError = errors.length ? errors[errors.length - 1].seq : null;
+  // The answer to the owner's last message, which Regenerate makes again.
+  const replies = props.entries.filter((e) => e.type === "reply" && !e.old && props.lastOwner != null && e.seq > props.lastOwner);
+  const lastReply = replies.length ? replies[replies.length - 1].seq : null;
   // An earlier try (a message a later one took the place of, and what
   // followed it) is folded into one line that opens.
   const items = [];
   for (let i = 0; i < props.entries.length; ) {
     const e = props.entries[i];
     if (!e.old) {
-      items.push(row(e, props, edit, lastError));
+      items.push(row(e, props, edit, lastError, lastReply));
       i++;
       continue;
     }

@@ -18,3 +18,28 @@ pub fn codex_bin() -> PathBuf {
     );
     installed
 }
+
+/// The real Codex as an engine named `name`, against the scripted
+/// Responses API at `base_url`, keeping its folders under `root`.
+pub fn codex_engine(
+    name: &str,
+    base_url: &str,
+    root: &std::path::Path,
+) -> engines::codex::CodexEngine {
+    use engines::providers::{Provider, ProviderKind, ProviderSettings};
+    engines::codex::CodexEngine::new(
+        Provider {
+            settings: ProviderSettings {
+                name: name.into(),
+                kind: ProviderKind::Codex,
+                base_url: base_url.into(),
+                model: "test-model".into(),
+                context_tokens: 100_000,
+                max_tokens: 4096,
+                bin: Some(codex_bin().to_string_lossy().into_owned()),
+            },
+            key: Some("sk-test".into()),
+        },
+        root,
+    )
+}

@@ -233,6 +233,24 @@ pub async fn retry(
     ))
 }
 
+/// `POST /api/chats/{id}/regenerate`: a new answer to the owner's last
+/// message, after any ending (a good answer too).
+pub async fn regenerate(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
+    let chat = open_chat(&state, id).await?;
+    let posted = chat.regenerate().await?;
+    Ok((
+        StatusCode::ACCEPTED,
+        Json(json!({
+            "seq": posted.event.seq,
+            "id": posted.event.id,
+            "queued": posted.queued,
+        })),
+    ))
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TitleBody {
