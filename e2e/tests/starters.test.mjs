@@ -30,6 +30,17 @@ for (const [name, viewport] of [
       assert.equal(await page.locator(".starters").count(), 0, "gone once the chat has begun");
       // The artifact's card stands for the call that made it: no raw card.
       assert.equal(await page.locator(".tool").count(), 0);
+      if (name === "phone") {
+        // The drawer takes the focus, and Esc closes it. (The chart slid
+        // over the chat first: back to it.)
+        await page.getByRole("button", { name: "← Back to the chat" }).click();
+        const menu = page.getByRole("button", { name: "Chats and pages" }).first();
+        await menu.click();
+        await page.waitForFunction(() => document.activeElement?.closest(".sidebar") !== null);
+        await page.keyboard.press("Escape");
+        await page.waitForFunction(() => !document.querySelector(".shell.menu-open"));
+        assert.equal(await menu.getAttribute("aria-expanded"), "false");
+      }
       assert.deepEqual(b.appErrors(), []);
     } finally {
       await b.close();

@@ -121,6 +121,20 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
   shell.menu = () => setMenu(!menu);
   shell.search = openPalette;
   shell.menuOpen = menu;
+  // The phone's drawer takes the focus when it opens, and Esc closes it,
+  // giving the focus back to ☰.
+  useEffect(() => {
+    if (!menu) return;
+    document.querySelector<HTMLElement>(".sidebar .sidebar-top button")?.focus();
+    const esc = (e: KeyboardEvent) => {
+      if (e.key !== "Escape") return;
+      e.preventDefault();
+      setMenu(false);
+      document.querySelector<HTMLElement>('button[aria-label="Chats and pages"]')?.focus();
+    };
+    addEventListener("keydown", esc);
+    return () => removeEventListener("keydown", esc);
+  }, [menu]);
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "k") {
