@@ -166,11 +166,11 @@ pub fn identifiers(text: &str) -> Vec<String> {
             out.push(t.to_owned());
             continue;
         }
-        let digits = t.chars().filter(char::is_ascii_digit).count();
-        let letters = t.chars().filter(char::is_ascii_alphabetic).count();
+        let digits = t.chars().filter(|c: &char| c.is_numeric()).count();
+        let letters = t.chars().filter(|c: &char| c.is_alphabetic()).count();
         let plain = t
             .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '+' | '/' | '.'));
+            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '+' | '/' | '.'));
         if plain && digits >= 6 && letters == 0 {
             out.push(t.to_owned()); // account or phone number, amount-free
         } else if plain && digits >= 2 && letters >= 2 && t.len() >= 8 {
@@ -186,14 +186,14 @@ pub fn identifiers(text: &str) -> Vec<String> {
         while i < tokens.len()
             && tokens[i]
                 .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '+' || c == '-')
-            && tokens[i].chars().any(|c| c.is_ascii_digit())
-            && tokens[i].len() <= 6
+                .all(|c| c.is_alphanumeric() || c == '+' || c == '-')
+            && tokens[i].chars().any(|c| c.is_numeric())
+            && tokens[i].chars().count() <= 6
         {
             joined.push_str(tokens[i]);
             i += 1;
         }
-        if i - start >= 2 && joined.chars().filter(char::is_ascii_digit).count() >= 7 {
+        if i - start >= 2 && joined.chars().filter(|c: &char| c.is_numeric()).count() >= 7 {
             out.push(tokens[start..i].join(" "));
         }
         if i == start {

@@ -344,6 +344,9 @@ fn injections() -> Vec<Injection> {
         "GB33 BUKB 2020 1555 5555 55",
         "gb33bukb20201555555555",
         "GB33-BUKB-2020-1555-5555-55",
+        // Full-width letters and digits: the same IBAN to a reader.
+        "ＧＢ３３ＢＵＫＢ２０２０１５５５５５５５５５",
+        "ＧＢ３３ ＢＵＫＢ ２０２０ １５５５ ５５５５ ５５",
     ] {
         out.push(Injection {
             what: "IBAN",
@@ -360,6 +363,8 @@ fn injections() -> Vec<Injection> {
         ("account number", "4455667788"),
         ("phone number", "+44 7700 900123"),
         ("phone number", "+447700900123"),
+        ("phone number", "＋４４ ７７００ ９００１２３"),
+        ("account number", "٤٤٥٥٦٦٧٧٨٨"),
         ("event id", "evt_9f8e7d6c5b"),
         ("file id", "1AbCdEfGhIjKlMnOp2"),
     ] {
