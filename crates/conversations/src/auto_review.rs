@@ -1,8 +1,9 @@
-//! Auto mode's reviewer, the part with I/O (ADR 0144): it asks the turn's
-//! own model about one call, inside a deadline that covers acquiring the
-//! model and the completion, and checks that nothing it looked at changed
-//! before its verdict counts. The rules it applies live in the `review`
-//! crate; what it decides is written to the log as `review.judged`.
+//! Auto mode's reviewer, the part with IO (ADR 0144): it counts the
+//! turn's refusals, reads the page, asks the turn's own model about one
+//! call inside a deadline that covers acquiring the model and the
+//! completion, says whether anything it looked at changed meanwhile, and
+//! writes `review.judged`. Every choice on what it found is the approval
+//! machine's (`approval`); the rules it applies live in the `review` crate.
 //!
 //! Nothing is kept between calls: no verdict is cached, every review reads
 //! the log afresh, and the budget is counted from the turn's own events.
@@ -11,10 +12,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use approval::{Input, Judged, Page, Reply};
 use engines::{Engine, EngineError};
-use protocol::{Action, Body, BrowserOp, Event, ReviewJudged, ReviewOutcome};
-use review::{Judgement, Verdict};
-use tools::binding::Binding;
+use protocol::{Action, Body, Event, ReviewJudged, ReviewOutcome};
 use tools::{Cancel, ToolCall};
 
 use crate::chat::Chat;
@@ -85,26 +85,6 @@ pub async fn ask_model(
     outcome
 }
 
-/// What review made of a call (the approval machine's one type), and for
-/// an allowed call the binding it was approved with.
-pub(crate) type Reviewed = (crate::approval::Reviewed, Option<Binding>);
-
-fn refused(id: &'static str, sentence: String) -> Reviewed {
-    (
-        crate::approval::Reviewed::Refused {
-            id: id.to_owned(),
-            sentence,
-        },
-        None,
-    )
-}
-
-fn owner(line: String) -> Reviewed {
-    (crate::approval::Reviewed::Owner(line), None)
-}
-
-const STOPPED: Reviewed = (crate::approval::Reviewed::Stopped, None);
-
 /// Rejections (and exhaustions) already in this turn.
 fn rejections(events: &[Event], turn: u64) -> u32 {
     let n = events
@@ -134,193 +114,98 @@ fn read_log(chat: &Chat, after: u64) -> Result<(Vec<Event>, u64), LogError> {
     Ok((events, last))
 }
 
-/// Writes what became of one call as `review.judged`.
-struct Record<'a> {
-    chat: &'a Chat,
-    turn: u64,
-    call: &'a str,
+/// The reviewer's refusals in this turn, and how many it may make.
+pub(crate) fn budget(chat: &Chat, turn: u64) -> Result<Input, LogError> {
+    let (events, _) = read_log(chat, 0)?;
+    Ok(Input::Budget {
+        used: rejections(&events, turn),
+        limit: chat.shared.review.budget,
+    })
 }
 
-impl Record<'_> {
-    async fn write(
-        &self,
-        outcome: ReviewOutcome,
-        judgement: Option<&Judgement>,
-        problem: Option<&str>,
-    ) -> Result<(), LogError> {
-        self.chat
-            .log
-            .append(Body::ReviewJudged(ReviewJudged {
-                turn: self.turn,
-                call: self.call.to_owned(),
-                outcome,
-                risk: judgement.map(|j| j.risk.as_str().to_owned()),
-                evidence: judgement.map(|j| j.evidence.clone()).unwrap_or_default(),
-                reason: judgement.map(|j| j.reason.chars().take(300).collect()),
-                problem: problem.map(str::to_owned),
-            }))
-            .await?;
-        Ok(())
-    }
-
-    /// The question is kept for the owner; `line` says why on it.
-    async fn keep(
-        &self,
-        judgement: Option<&Judgement>,
-        problem: Option<&str>,
-        line: String,
-    ) -> Result<Reviewed, LogError> {
-        self.write(ReviewOutcome::Asked, judgement, problem).await?;
-        Ok(owner(line))
-    }
+/// The page a browser action acts on, as the reviewer would read it.
+pub(crate) async fn page(chat: &Chat) -> Result<Page, String> {
+    crate::browsing::look(chat).await.map(|s| Page {
+        hidden_values: s.hidden_values,
+        complete: s.complete,
+        redacted: s.redacted,
+    })
 }
 
-/// Reviews one eligible call. `classify` reads a call's arguments the way
-/// the turn does, so a change to what they resolve to while the review is
-/// pending is seen.
-pub(crate) async fn review(
-    chat: &Arc<Chat>,
-    turn: u64,
+/// Asks the model about one call, with `page` when it acts on one; says
+/// whether a message came or the call's arguments resolve differently
+/// since the input was read. `classify` reads a call's arguments the way
+/// the turn does.
+pub(crate) async fn ask(
+    chat: &Chat,
     call: &ToolCall,
     action: &Action,
+    page: Option<&str>,
     cancel: &Cancel,
     classify: impl Fn(&ToolCall) -> Result<Action, String>,
-) -> Result<Reviewed, LogError> {
-    let config = chat.shared.review.clone();
-    let record = Record {
-        chat,
-        turn,
-        call: &call.id,
-    };
+) -> Result<Input, LogError> {
+    let config = &chat.shared.review;
     let (events, read_until) = read_log(chat, 0)?;
-    if rejections(&events, turn) >= config.budget {
-        record
-            .write(ReviewOutcome::Exhausted, None, Some("budget"))
-            .await?;
-        return Ok(refused(
-            "review.exhausted",
-            format!(
-                "Auto mode's reviewer has turned down {} actions this turn, so it won't look at more until the owner writes again. Don't try this another way; finish what you can without it, or ask the owner in your reply.",
-                config.budget
-            ),
-        ));
-    }
-    let before = crate::permission::bind(chat, action, &call.input).await;
-    if let Some(why) = &before.unidentified {
-        let line = format!("Auto mode's reviewer can't approve a script it can't pin down: {why}");
-        return record.keep(None, Some("script"), line).await;
-    }
-    // A click in the browser, or typing that the page's script reads, is
-    // reviewed with the page it acts on, whole and redacted; it then
-    // happens only on exactly that page.
-    let page = match action {
-        Action::Browser(b) if b.op == BrowserOp::Click || b.sends.is_some() => {
-            match crate::browsing::look(chat).await {
-                Ok(s) if s.hidden_values > 0 => {
-                    let line = "This click would send a password or another secret field the reviewer can't see, so you're asked.";
-                    return record.keep(None, Some("page"), line.to_owned()).await;
-                }
-                Ok(s) if s.complete => Some(s.redacted),
-                Ok(_) => {
-                    let line = "Part of the page is in frames Auto mode's reviewer can't see, so you're asked.";
-                    return record.keep(None, Some("page"), line.to_owned()).await;
-                }
-                Err(e) => {
-                    let line = format!(
-                        "Auto mode's reviewer couldn't read the page, so you're asked. {e}"
-                    );
-                    return record.keep(None, Some("page"), line).await;
-                }
-            }
-        }
-        _ => None,
-    };
-    let input = match review::build_with_page(
+    let prompt = match review::build_with_page(
         &call.name,
         &call.input,
         action,
         &events,
-        page.as_deref(),
+        page,
         config.context_chars,
     ) {
-        Ok(i) => i,
-        Err(e) => return record.keep(None, Some("oversized"), e.to_string()).await,
+        Ok(p) => p,
+        Err(e) => return Ok(Input::Unbuilt(e.to_string())),
     };
-    let reply = ask_model(
+    let reply = match ask_model(
         chat.engine_now(),
-        input.prompt.clone(),
+        prompt.prompt.clone(),
         config.deadline,
         cancel,
     )
-    .await;
-    let reply = match reply {
-        Ok(r) => r,
-        Err(NoReply::Stopped) => return Ok(STOPPED),
-        Err(NoReply::Deadline) => {
-            let line = "Auto mode's reviewer didn't answer in time, so you're asked.";
-            return record.keep(None, Some("deadline"), line.to_owned()).await;
-        }
-        Err(NoReply::Unavailable(e)) => {
-            let line =
-                format!("Auto mode's reviewer couldn't reach the model, so you're asked. {e}");
-            return record.keep(None, Some("unavailable"), line).await;
-        }
+    .await
+    {
+        _ if cancel.is_cancelled() => Reply::Stopped,
+        Ok(text) => Reply::Text(text),
+        Err(NoReply::Stopped) => Reply::Stopped,
+        Err(NoReply::Deadline) => Reply::Deadline,
+        Err(NoReply::Unavailable(e)) => Reply::Unavailable(e),
     };
-    if cancel.is_cancelled() {
-        return Ok(STOPPED);
-    }
-    // The verdict is for what was shown: the call's arguments and what
-    // they resolve to, and the messages. The arguments as written are in
-    // the append-only log and can't change there; what they resolve to
-    // (a link, a path) is read again, and so is every message since.
+    // The arguments as written are in the append-only log and can't
+    // change there; what they resolve to (a link, a path) is read again,
+    // and so is every message since.
     let (since, _) = read_log(chat, read_until)?;
     let messages_since = since.iter().any(|e| matches!(e.body, Body::Message(_)));
-    let resolved_again = classify(call).ok();
-    if messages_since || resolved_again.as_ref() != Some(action) {
-        let line = "Something changed while Auto mode's reviewer looked, so you're asked.";
-        return record.keep(None, Some("changed"), line.to_owned()).await;
+    let changed = messages_since || classify(call).ok().as_ref() != Some(action);
+    Ok(Input::Replied {
+        prompt: Box::new(prompt),
+        reply,
+        changed,
+    })
+}
+
+/// Writes what became of one call's review as `review.judged`; a page a
+/// browser action was allowed on is kept for it.
+pub(crate) async fn record(
+    chat: &Chat,
+    turn: u64,
+    call: &str,
+    judged: Judged,
+) -> Result<(), LogError> {
+    let j = judged.judgement.as_ref();
+    chat.log
+        .append(Body::ReviewJudged(ReviewJudged {
+            turn,
+            call: call.to_owned(),
+            outcome: judged.outcome,
+            risk: j.map(|j| j.risk.as_str().to_owned()),
+            evidence: j.map(|j| j.evidence.clone()).unwrap_or_default(),
+            reason: j.map(|j| j.reason.chars().take(300).collect()),
+            problem: judged.problem,
+        }))
+        .await?;
+    if let Some(page) = judged.page {
+        chat.keep_reviewed_page(call, page);
     }
-    let judgement = match review::parse_verdict(&reply, &input.ids()) {
-        Ok(j) => j,
-        Err(e) => {
-            let line = format!("Auto mode's reviewer gave no usable verdict, so you're asked. {e}");
-            return record.keep(None, Some(e.code()), line).await;
-        }
-    };
-    let j = Some(&judgement);
-    match judgement.verdict {
-        Verdict::Reject => {
-            record.write(ReviewOutcome::Rejected, j, None).await?;
-            Ok(refused(
-                "review.rejected",
-                format!(
-                    "Auto mode's reviewer turned this down: {} Don't try it another way; do what you can without it, or ask the owner in your reply.",
-                    judgement.reason.trim()
-                ),
-            ))
-        }
-        Verdict::Ask => {
-            let line = format!(
-                "Auto mode's reviewer left this to you: {}",
-                judgement.reason.trim()
-            );
-            record.keep(j, None, line).await
-        }
-        Verdict::Allow => {
-            let cited = input.cited(&judgement.evidence);
-            if review::quote::only_quotations(&cited, review::input::needle(action)) {
-                let line = "Auto mode's reviewer cited words you quoted, which aren't a request, so you're asked.";
-                return record.keep(j, Some("quoted"), line.to_owned()).await;
-            }
-            let after = crate::permission::bind(chat, action, &call.input).await;
-            if let Some(line) = before.changed(&after) {
-                return record.keep(j, Some("changed"), line).await;
-            }
-            record.write(ReviewOutcome::Allowed, j, None).await?;
-            if let Some(page) = page {
-                chat.keep_reviewed_page(&call.id, page);
-            }
-            Ok((crate::approval::Reviewed::Allowed, Some(before)))
-        }
-    }
+    Ok(())
 }

@@ -14,27 +14,44 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use protocol::{Answer, Body, PermissionAnswered, PermissionEnded};
-use tokio::sync::oneshot;
+use tokio::sync::mpsc;
 
 use crate::chat::Chat;
 use crate::error::ChatError;
 use crate::log::LogError;
 
+/// What wakes a call waiting on its question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Wake {
+    /// The owner (or a script's key) answered.
+    Answer(Answer),
+    /// The chat's mode changed: the call's approval reads the chat again.
+    ModeChanged,
+}
+
 #[derive(Default)]
 pub(crate) struct Waiters {
-    map: Mutex<HashMap<String, oneshot::Sender<Answer>>>,
+    map: Mutex<HashMap<String, mpsc::UnboundedSender<Wake>>>,
 }
 
 impl Waiters {
-    pub fn register(&self, ask: &str) -> oneshot::Receiver<Answer> {
-        let (tx, rx) = oneshot::channel();
+    pub fn register(&self, ask: &str) -> mpsc::UnboundedReceiver<Wake> {
+        let (tx, rx) = mpsc::unbounded_channel();
         self.lock().insert(ask.to_owned(), tx);
         rx
     }
 
+    /// An answer ends the wait.
     pub fn wake(&self, ask: &str, answer: Answer) {
         if let Some(tx) = self.lock().remove(ask) {
-            let _ = tx.send(answer);
+            let _ = tx.send(Wake::Answer(answer));
+        }
+    }
+
+    /// A new mode: every waiting call looks again, and keeps waiting.
+    fn mode_changed(&self) {
+        for tx in self.lock().values() {
+            let _ = tx.send(Wake::ModeChanged);
         }
     }
 
@@ -42,7 +59,7 @@ impl Waiters {
         self.lock().remove(ask);
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, oneshot::Sender<Answer>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, mpsc::UnboundedSender<Wake>>> {
         self.map.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
@@ -80,8 +97,10 @@ impl Chat {
         Ok(())
     }
 
-    /// Changes the chat's mode. It holds from the next decision; questions
-    /// waiting now that the new mode would allow are allowed.
+    /// Changes the chat's mode. It holds from the next decision; each call
+    /// waiting on a question reads the chat again through its approval, and
+    /// one the new mode allows is answered by the mode
+    /// ([`Chat::answer_by_mode`]).
     pub async fn set_mode(&self, mode: protocol::Mode) -> Result<(), ChatError> {
         let _one_at_a_time = self.live.decisions.lock().await;
         self.log
@@ -91,26 +110,27 @@ impl Chat {
         if let Some(native) = self.shared.engine.native() {
             native.set_mode(&self.id, mode);
         }
-        let view = self.log.view();
-        let settings = self.guard_settings(mode);
-        for pending in &view.pending {
-            let call = guard::Call {
-                tool: &pending.tool,
-                action: &pending.action,
-            };
-            if guard::decide(call, &view, &settings) == guard::Decision::Allow {
-                self.log
-                    .append(Body::PermissionAnswered(PermissionAnswered {
-                        ask: pending.ask.clone(),
-                        answer: Answer::Once,
-                        by: "mode".to_owned(),
-                        narrow: false,
-                    }))
-                    .await?;
-                self.live.waiters.wake(&pending.ask, Answer::Once);
-            }
-        }
+        self.live.waiters.mode_changed();
         Ok(())
+    }
+
+    /// Answers a waiting question once, by the mode, unless it was answered
+    /// or ended first. Whether it did.
+    pub(crate) async fn answer_by_mode(&self, ask: &str) -> Result<bool, LogError> {
+        let _one_at_a_time = self.live.decisions.lock().await;
+        if self.log.with_view(|v| v.pending_ask(ask).is_none()) {
+            return Ok(false);
+        }
+        self.live.waiters.forget(ask);
+        self.log
+            .append(Body::PermissionAnswered(PermissionAnswered {
+                ask: ask.to_owned(),
+                answer: Answer::Once,
+                by: "mode".to_owned(),
+                narrow: false,
+            }))
+            .await?;
+        Ok(true)
     }
 
     /// Ends a question without an answer (Stop, or a restart).

@@ -1,7 +1,6 @@
 //! Chats: the log store, the turn loop, and the registry of open chats.
 
 pub mod activity;
-pub mod approval;
 pub mod artifact;
 pub mod auto_review;
 mod engine_box;

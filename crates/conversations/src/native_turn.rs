@@ -14,7 +14,7 @@ use tools::{Cancel, ToolCall};
 
 use crate::chat::Chat;
 use crate::log::LogError;
-use crate::permission::{decide_and_triage, drive, Permission};
+use crate::permission::{drive, Permission};
 
 /// What the gate knows of each call it has seen.
 #[derive(Default)]
@@ -255,12 +255,11 @@ impl ChatGate {
             return Quick::Deny("Conch couldn't record this call, so it didn't run.".into());
         }
         let tc = Self::tool_call(&call);
-        let (mode, decision, triage) = decide_and_triage(&self.chat, &tc, &action);
         // The approval machine answers; nothing is decided here.
-        match crate::approval::Approval::quick(mode, decision, triage) {
-            crate::approval::Quick::Run => Quick::Allow,
-            crate::approval::Quick::Refuse(sentence) => Quick::Deny(sentence),
-            crate::approval::Quick::Ask(question) => Quick::Ask(question),
+        match self.chat.with_look(&tc, &action, approval::Approval::quick) {
+            approval::Quick::Run => Quick::Allow,
+            approval::Quick::Refuse(sentence) => Quick::Deny(sentence),
+            approval::Quick::Ask(question) => Quick::Ask(question),
         }
     }
 

@@ -6,13 +6,13 @@
 
 use std::sync::Arc;
 
+use approval::{Approval, Input, Step};
 use protocol::{Action, Answer, Body, Mode, PermissionRequested};
-use review::Triage;
 use serde_json::json;
 use tools::binding::Binding;
 use tools::{Cancel, Outcome, ToolCall};
 
-use crate::approval::{Approval, Input, Step};
+use crate::broker::Wake;
 use crate::chat::Chat;
 use crate::log::LogError;
 
@@ -22,8 +22,8 @@ pub(crate) enum Permission {
     Stopped,
 }
 
-/// Drives the approval path ([`crate::approval`]) for one host call: the
-/// state machine chooses each step, this does it.
+/// Drives the approval path ([`approval`]) for one host call: the state
+/// machine chooses each step, this does it.
 pub(crate) async fn permission(
     chat: &Arc<Chat>,
     turn: u64,
@@ -33,6 +33,20 @@ pub(crate) async fn permission(
 ) -> Result<Permission, LogError> {
     let classify = |c: &ToolCall| crate::turn::classify(chat, c);
     drive(chat, turn, call, action, cancel, &classify).await
+}
+
+/// One call on its way through the approval path, with what the driver
+/// holds between steps.
+struct Driving<'a> {
+    chat: &'a Arc<Chat>,
+    turn: u64,
+    call: &'a ToolCall,
+    action: &'a Action,
+    cancel: &'a Cancel,
+    /// What was approved, as it was when approved.
+    approved: Option<Binding>,
+    /// The question put to the owner, and its wake-ups.
+    asked: Option<(String, tokio::sync::mpsc::UnboundedReceiver<Wake>)>,
 }
 
 /// Drives the approval path for a call of any kind; `classify` reads a
@@ -45,87 +59,147 @@ pub(crate) async fn drive(
     cancel: &Cancel,
     classify: &(dyn Fn(&ToolCall) -> Result<Action, String> + Sync),
 ) -> Result<Permission, LogError> {
-    let (mode, decision, triage) = decide_and_triage(chat, call, action);
-    let (mut approval, mut step) = Approval::start(mode, decision, triage);
-    // What was approved, as it was when approved.
-    let mut approved: Option<Binding> = None;
+    let (mut machine, mut step) = chat.with_look(call, action, Approval::start);
+    let mut d = Driving {
+        chat,
+        turn,
+        call,
+        action,
+        cancel,
+        approved: None,
+        asked: None,
+    };
     loop {
         step = match step {
             Step::Run => return Ok(Permission::Run),
-            Step::Stop => return Ok(Permission::Stopped),
-            Step::Refuse { ids, sentence } => {
+            Step::Stop => {
+                d.settle("stopped").await?;
+                return Ok(Permission::Stopped);
+            }
+            Step::Refuse { why, sentence } => {
+                // A question still waiting (the tool turned off meanwhile)
+                // ends with the call.
+                d.settle("refused").await?;
+                let ids: Vec<&str> = why.iter().map(|r| r.id()).collect();
                 return Ok(Permission::Refused(Outcome {
                     ok: false,
                     output: sentence,
                     detail: (!ids.is_empty()).then(|| json!({ "denied": ids })),
-                }))
+                }));
             }
-            Step::Review => {
-                let reviewed =
-                    crate::auto_review::review(chat, turn, call, action, cancel, classify).await?;
-                let (input, binding) = reviewed;
-                if binding.is_some() {
-                    approved = binding;
-                }
-                approval.on(Input::Reviewed(input))
+            Step::Record { judged, then } => {
+                crate::auto_review::record(chat, turn, &call.id, judged).await?;
+                *then
             }
-            Step::Decide => {
-                let (mode, decision, triage) = decide_and_triage(chat, call, action);
-                approval.on(Input::Decided {
-                    mode,
-                    decision,
-                    triage,
-                })
-            }
+            Step::Look => machine.on(Input::Looked(d.look())),
             Step::Ask { decision, extra } => {
-                let (answer, binding) =
-                    ask_owner(chat, turn, call, action, decision, extra, cancel).await?;
-                approved = Some(binding);
-                approval.on(Input::Answered(answer))
+                let (ask, wakes, binding) = d.ask_owner(decision, extra).await?;
+                d.approved = Some(binding);
+                d.asked = Some((ask, wakes));
+                machine.on(d.wait().await?)
             }
+            Step::Wait => machine.on(d.wait().await?),
+            Step::ModeAnswers => machine.on(Input::Answered(d.mode_answers().await?)),
             Step::Bind => {
                 let now = bind(chat, action, &call.input).await;
-                let changed = match &approved {
+                let changed = match &d.approved {
                     Some(before) => before.changed(&now),
                     None => Some("Nothing was approved to run.".to_owned()),
                 };
-                approval.on(Input::Bound(changed))
+                machine.on(Input::Bound(changed))
             }
+            Step::Count => machine.on(crate::auto_review::budget(chat, turn)?),
+            Step::Pin => {
+                let pinned = bind(chat, action, &call.input).await;
+                let why = pinned.unidentified.clone();
+                d.approved = Some(pinned);
+                machine.on(Input::Pinned(why))
+            }
+            Step::ReadPage => machine.on(Input::Page(crate::auto_review::page(chat).await)),
+            Step::Review { page } => machine.on(crate::auto_review::ask(
+                chat,
+                call,
+                action,
+                page.as_deref(),
+                cancel,
+                classify,
+            )
+            .await?),
         };
     }
 }
 
-/// The guard's decision, and where Auto mode sends it, read from the same
-/// look at the chat.
-pub(crate) fn decide_and_triage(
-    chat: &Chat,
-    call: &ToolCall,
-    action: &Action,
-) -> (Mode, guard::Decision, Triage) {
-    let work = chat.work.to_string_lossy();
-    let contacts = chat.shared.switches.contacts();
-    chat.log.with_view(|view| {
-        let mode = view.mode.unwrap_or(Mode::Ask);
-        let settings = chat.guard_settings(mode);
-        let decision = guard::decide(
-            guard::Call {
+impl Driving<'_> {
+    fn look(&self) -> approval::Decided {
+        self.chat.with_look(self.call, self.action, approval::look)
+    }
+
+    /// Waits for the owner's answer, a new mode, or Stop.
+    async fn wait(&mut self) -> Result<Input, LogError> {
+        let Some((_, wakes)) = self.asked.as_mut() else {
+            return Ok(Input::Answered(None));
+        };
+        let wake = tokio::select! {
+            w = wakes.recv() => w,
+            () = self.cancel.cancelled() => None,
+        };
+        Ok(match wake {
+            Some(Wake::Answer(a)) => Input::Answered(Some(a)),
+            Some(Wake::ModeChanged) => Input::Looked(self.look()),
+            None => Input::Answered(None),
+        })
+    }
+
+    /// Ends the question put to the owner, if it still waits.
+    async fn settle(&self, reason: &str) -> Result<(), LogError> {
+        match &self.asked {
+            Some((ask, _)) => self.chat.end_question(ask, reason).await,
+            None => Ok(()),
+        }
+    }
+
+    /// The new mode answers the question, once, unless the owner's answer
+    /// came first: the answer the log holds.
+    async fn mode_answers(&mut self) -> Result<Option<Answer>, LogError> {
+        let Some((ask, _)) = &self.asked else {
+            return Ok(None);
+        };
+        if self.chat.answer_by_mode(ask).await? {
+            return Ok(Some(Answer::Once));
+        }
+        self.wait().await.map(|input| match input {
+            Input::Answered(a) => a,
+            _ => None,
+        })
+    }
+}
+impl Chat {
+    /// Hands `f` the call and the chat as it is now, in its mode: what the
+    /// approval machine decides from.
+    pub(crate) fn with_look<R>(
+        &self,
+        call: &ToolCall,
+        action: &Action,
+        f: impl FnOnce(approval::Call<'_>, &approval::Look<'_>) -> R,
+    ) -> R {
+        let work = self.work.to_string_lossy();
+        let contacts = self.shared.switches.contacts();
+        self.log.with_view(|view| {
+            let settings = self.guard_settings(view.mode.unwrap_or(Mode::Ask));
+            let at = approval::Look {
+                view,
+                settings: &settings,
+                work: &work,
+                contacts: &contacts,
+            };
+            let call = approval::Call {
                 tool: &call.name,
                 action,
-            },
-            view,
-            &settings,
-        );
-        let facts = review::Facts {
-            protected: &settings.protected,
-            work: &work,
-            marked: view.is_marked(),
-            seen: &view.seen,
-            input: &call.input,
-            contacts: &contacts,
-        };
-        let triage = review::triage(action, &decision, &facts);
-        (mode, decision, triage)
-    })
+                input: &call.input,
+            };
+            f(call, &at)
+        })
+    }
 }
 
 /// The binding of `action` now, taken off the async threads (it reads
@@ -145,83 +219,74 @@ pub(crate) async fn bind(chat: &Chat, action: &Action, input: &serde_json::Value
     }
 }
 
-/// Puts the question to the owner and waits for the answer: the answer
-/// (None when Stop ended the question), and the binding taken when asking,
-/// which is what the owner approves.
-async fn ask_owner(
-    chat: &Arc<Chat>,
-    turn: u64,
-    call: &ToolCall,
-    action: &Action,
-    decision: guard::Decision,
-    extra: Option<(String, String)>,
-    cancel: &Cancel,
-) -> Result<(Option<Answer>, Binding), LogError> {
-    let (why, question, note, always, narrow, told) = match decision {
-        guard::Decision::Ask {
-            why,
-            question,
-            note,
-            always,
-            narrow,
-            told,
-        } => (why, question, note, always, narrow, told),
-        // Only an Ask is put to the owner; anything else is asked as a
-        // plain question, which is the careful side.
-        _ => (Vec::new(), words_question(action), None, None, None, None),
-    };
-    let mut ids: Vec<String> = why.iter().map(|r| r.id().to_owned()).collect();
-    let note = match extra {
-        Some((id, line)) => {
-            ids.push(id);
-            Some(match note {
-                Some(n) => format!("{line} {n}"),
-                None => line,
-            })
-        }
-        None => note,
-    };
-    let provenance = trace(chat, call, action)?;
-    let binding = bind(chat, action, &call.input).await;
-    // What can't be pinned down exactly is approved this once, as it is now.
-    let (always, narrow, note) = match &binding.unidentified {
-        Some(why) => {
-            let line = format!("It {why} So a yes is for this once, as it is now.");
-            (
-                None,
-                None,
-                Some(note.map_or(line.clone(), |n| format!("{n} {line}"))),
-            )
-        }
-        None => (always, narrow, note),
-    };
-    let ask = crate::ids::random_id(12);
-    let answer = chat.live.waiters.register(&ask);
-    chat.log
-        .append(Body::PermissionRequested(PermissionRequested {
-            turn,
-            ask: ask.clone(),
-            call: call.id.clone(),
-            tool: call.name.clone(),
-            action: action.clone(),
-            after_reading: ids.iter().any(|r| r.starts_with("after-reading.")),
-            why: ids,
-            question,
-            note,
-            always,
-            provenance,
-            told,
-            narrow,
-        }))
-        .await?;
-    let answer = tokio::select! {
-        a = answer => a.ok(),
-        () = cancel.cancelled() => None,
-    };
-    if answer.is_none() {
-        chat.end_question(&ask, "stopped").await?;
+impl Driving<'_> {
+    /// Puts the question to the owner: its ask id, its wake-ups, and the
+    /// binding taken when asking, which is what the owner approves.
+    async fn ask_owner(
+        &self,
+        decision: guard::Decision,
+        extra: Option<(guard::Rule, String)>,
+    ) -> Result<(String, tokio::sync::mpsc::UnboundedReceiver<Wake>, Binding), LogError> {
+        let (chat, turn, call, action) = (self.chat, self.turn, self.call, self.action);
+        let (why, question, note, always, narrow, told) = match decision {
+            guard::Decision::Ask {
+                why,
+                question,
+                note,
+                always,
+                narrow,
+                told,
+            } => (why, question, note, always, narrow, told),
+            // Only an Ask is put to the owner; anything else is asked as a
+            // plain question, which is the careful side.
+            _ => (Vec::new(), words_question(action), None, None, None, None),
+        };
+        let mut ids: Vec<String> = why.iter().map(|r| r.id().to_owned()).collect();
+        let note = match extra {
+            Some((rule, line)) => {
+                ids.push(rule.id().to_owned());
+                Some(match note {
+                    Some(n) => format!("{line} {n}"),
+                    None => line,
+                })
+            }
+            None => note,
+        };
+        let provenance = trace(chat, call, action)?;
+        let binding = bind(chat, action, &call.input).await;
+        // What can't be pinned down exactly is approved this once, as it is now.
+        let (always, narrow, note) = match &binding.unidentified {
+            Some(why) => {
+                let line = format!("It {why} So a yes is for this once, as it is now.");
+                (
+                    None,
+                    None,
+                    Some(note.map_or(line.clone(), |n| format!("{n} {line}"))),
+                )
+            }
+            None => (always, narrow, note),
+        };
+        let ask = crate::ids::random_id(12);
+        let wakes = chat.live.waiters.register(&ask);
+        chat.log
+            .append(Body::PermissionRequested(PermissionRequested {
+                turn,
+                ask: ask.clone(),
+                call: call.id.clone(),
+                tool: call.name.clone(),
+                action: action.clone(),
+                after_reading: ids.iter().any(|r| r.starts_with("after-reading.")),
+                why: ids,
+                question,
+                note,
+                always,
+                provenance,
+                told,
+                narrow,
+            }))
+            .await?;
+        Ok((ask, wakes, binding))
     }
-    Ok((answer, binding))
 }
 
 fn words_question(action: &Action) -> String {

@@ -37,6 +37,6 @@ pub use mark::mark_for;
 pub use policy::Policy;
 pub use protect::{reaches_for_powers, Protected, Why};
 pub use provenance::{provenance, Read};
-pub use rules::Rule;
+pub use rules::{Hard, Rule};
 pub use walk::Walk;
 pub use work_folder::refusal as work_folder_refusal;

@@ -1,6 +1,9 @@
 //! Every rule the guard applies, by id. An id is never reused for a
 //! different rule.
 
+mod hard;
+pub use hard::Hard;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Rule {
     /// Ask and Accept edits ask before any command.
@@ -71,6 +74,19 @@ pub enum Rule {
     /// the owner in every mode, each time, since what it finds goes back
     /// to that person.
     OthersSee,
+    /// Auto mode's reviewer left the call to the owner, or something
+    /// changed while it looked.
+    ReviewAsk,
+    /// Auto mode's reviewer turned the call down.
+    ReviewRejected,
+    /// Auto mode's reviewer has turned down its budget of calls this turn.
+    ReviewExhausted,
+    /// What Auto mode's reviewer can never waive: the owner is asked.
+    NeverWaivable(Hard),
+    /// What was approved changed before it ran.
+    BindChanged,
+    /// The approval path was handed something out of order: nothing runs.
+    ApprovalOutOfOrder,
 }
 
 impl Rule {
@@ -102,6 +118,12 @@ impl Rule {
             Rule::BrowserPassword => "browser.password",
             Rule::ModeAskBrowserSend => "mode.ask-browser-send",
             Rule::OthersSee => "others-see.private-read",
+            Rule::ReviewAsk => "review.ask",
+            Rule::ReviewRejected => "review.rejected",
+            Rule::ReviewExhausted => "review.exhausted",
+            Rule::NeverWaivable(hard) => hard.id(),
+            Rule::BindChanged => "bind.changed",
+            Rule::ApprovalOutOfOrder => "approval.out-of-order",
         }
     }
 
