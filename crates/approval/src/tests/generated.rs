@@ -221,3 +221,74 @@ fn holds(c: &Cell, steps: &[String]) -> Result<(), &'static str> {
     }
     Ok(())
 }
+
+/// Whatever the driver hands back, in any order, the machine ends within a
+/// bounded number of steps, and never runs after the owner said no, the
+/// reviewer refused, or Stop was pressed.
+#[test]
+fn property_it_ends_and_never_runs_past_a_no() {
+    let decisions = [
+        Decision::Allow,
+        deny(),
+        mode_ask(),
+        ask(vec![Rule::AfterReadingCommand]),
+    ];
+    let triages = [
+        Triage::Guard,
+        Triage::FastPath,
+        Triage::Review,
+        Triage::Owner(None),
+    ];
+    let mut seed = 0x1234_5678_u64;
+    let mut next = |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    for _ in 0..20_000 {
+        let mode = [Mode::Ask, Mode::Edits, Mode::Auto, Mode::Full][next(4)];
+        let first = decided(mode, decisions[next(4)].clone(), triages[next(4)]);
+        let action = if next(2) == 0 { command() } else { click() };
+        let (mut a, mut step) = Approval::begin(&action, first);
+        let mut said_no = false;
+        for n in 0.. {
+            assert!(n < 64, "never ended");
+            match &step {
+                Step::Run => {
+                    assert!(!said_no, "ran after a no");
+                    break;
+                }
+                Step::Refuse { .. } | Step::Stop => break,
+                _ => {}
+            }
+            if let Step::Record { then, .. } = step {
+                step = *then;
+                continue;
+            }
+            let reviewer = Reviewer::ALL[next(Reviewer::ALL.len())];
+            let input = match next(8) {
+                0 => Input::Looked(decided(mode, decisions[next(4)].clone(), triages[next(4)])),
+                1 => {
+                    let answer = [
+                        None,
+                        Some(Answer::Once),
+                        Some(Answer::Always),
+                        Some(Answer::Deny),
+                    ][next(4)];
+                    said_no |= matches!(answer, None | Some(Answer::Deny));
+                    Input::Answered(answer)
+                }
+                2 => Input::Bound((next(3) == 0).then(|| "changed".to_owned())),
+                3 => reviewer.budget(),
+                4 => reviewer.pinned(),
+                5 => reviewer.page(),
+                _ => {
+                    said_no |= matches!(reviewer, Reviewer::Reject | Reviewer::Stopped);
+                    reviewer.replied()
+                }
+            };
+            step = a.on(input);
+        }
+    }
+}
