@@ -19,6 +19,15 @@ def main(src):
         if "#[cfg(test)]" in text:
             text = text[: text.index("#[cfg(test)]")]
         uses = set(re.findall(r"crate::(\w+)", text))
+        # `use crate::{a::X, b}`: every top-level name in the braces.
+        for group in re.findall(r"crate::\{([^}]*(?:\{[^}]*\}[^}]*)*)\}", text):
+            depth, word = 0, ""
+            for part in re.split(r"([{},])", group):
+                if part == "{": depth += 1
+                elif part == "}": depth -= 1
+                elif part == ",": continue
+                elif depth == 0 and part.strip():
+                    uses.add(re.match(r"\s*(\w+)", part).group(1))
         modules.setdefault(name, set()).update(uses)
     graph = {m: {u for u in us if u in modules and u != m} for m, us in modules.items()}
     index, low, stack, on, sccs, n = {}, {}, [], set(), [], [0]
@@ -41,5 +50,9 @@ def main(src):
             strong(v)
     biggest = max(sccs, key=len)
     print(f"{len(modules)} modules; the largest cycle has {len(biggest)}: {' '.join(sorted(biggest))}")
+    if "--edges" in sys.argv:
+        for m in sorted(biggest):
+            print(f"  {m} -> {' '.join(sorted(graph[m] & set(biggest)))}")
 
-main(sys.argv[1] if len(sys.argv) > 1 else "crates/conversations/src")
+args = [a for a in sys.argv[1:] if not a.startswith("--")]
+main(args[0] if args else "crates/conversations/src")

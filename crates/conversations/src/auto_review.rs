@@ -20,26 +20,7 @@ use tools::{Cancel, ToolCall};
 use crate::chat::Chat;
 use crate::log::LogError;
 
-/// Auto mode's reviewer, as settings.json `autoReview` sets it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ReviewConfig {
-    /// Acquiring the model and its whole reply must fit in this.
-    pub deadline: Duration,
-    /// Rejections in one turn before review stops being tried.
-    pub budget: u32,
-    /// The most characters the reviewer's input may have.
-    pub context_chars: usize,
-}
-
-impl Default for ReviewConfig {
-    fn default() -> Self {
-        ReviewConfig {
-            deadline: Duration::from_millis(review::DEFAULT_DEADLINE_MS),
-            budget: review::DEFAULT_BUDGET,
-            context_chars: review::DEFAULT_CONTEXT_CHARS,
-        }
-    }
-}
+pub use crate::settings::ReviewConfig;
 
 /// Why the model gave no reply to judge.
 #[derive(Debug, Clone, PartialEq, Eq)]

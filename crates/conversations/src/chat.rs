@@ -16,7 +16,7 @@ use crate::broker::Waiters;
 use crate::error::ChatError;
 use crate::log::ChatLog;
 
-pub const MAX_MESSAGE_CHARS: usize = 100_000;
+pub use crate::error::MAX_MESSAGE_CHARS;
 
 pub struct Chat {
     pub id: String,
@@ -63,7 +63,7 @@ pub(crate) struct Shared {
     pub chats: std::sync::Weak<crate::chats::Chats>,
     pub artifacts: artifacts::Store,
     pub switches: Arc<crate::safety::Switches>,
-    pub review: crate::auto_review::ReviewConfig,
+    pub review: crate::settings::ReviewConfig,
     pub max_steps: usize,
     pub memories: Arc<memory::Store>,
 }

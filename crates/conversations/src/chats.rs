@@ -51,7 +51,7 @@ pub struct GuardConfig {
     /// `check_after_reading`, all else on.
     pub switches: Option<Arc<crate::safety::Switches>>,
     /// Auto mode's reviewer.
-    pub review: crate::auto_review::ReviewConfig,
+    pub review: crate::settings::ReviewConfig,
     /// The person's home folder, resolved: a chat can't work above it.
     pub owner_home: Option<PathBuf>,
 }

@@ -3,6 +3,8 @@ use std::path::PathBuf;
 use crate::log::LogError;
 
 /// Why a request about a chat can't be done, in a sentence a person can act on.
+pub const MAX_MESSAGE_CHARS: usize = 100_000;
+
 #[derive(Debug)]
 pub enum ChatError {
     NotFound(String),
@@ -67,7 +69,7 @@ impl std::fmt::Display for ChatError {
             ChatError::MessageTooLong { chars } => write!(
                 f,
                 "The message is too long ({chars} characters; the limit is {}). Shorten it or put it in a file.",
-                crate::chat::MAX_MESSAGE_CHARS
+                MAX_MESSAGE_CHARS
             ),
             ChatError::NotWaiting(ask) => write!(
                 f,

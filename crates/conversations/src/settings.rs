@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use protocol::Mode;
 use serde::{Deserialize, Serialize};
@@ -12,6 +13,27 @@ use serde_json::{Map, Value};
 use crate::private_file::write_private;
 
 pub const SETTINGS_FILE: &str = "settings.json";
+
+/// Auto mode's reviewer, as settings.json `autoReview` sets it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReviewConfig {
+    /// Acquiring the model and its whole reply must fit in this.
+    pub deadline: Duration,
+    /// Rejections in one turn before review stops being tried.
+    pub budget: u32,
+    /// The most characters the reviewer's input may have.
+    pub context_chars: usize,
+}
+
+impl Default for ReviewConfig {
+    fn default() -> Self {
+        ReviewConfig {
+            deadline: Duration::from_millis(review::DEFAULT_DEADLINE_MS),
+            budget: review::DEFAULT_BUDGET,
+            context_chars: review::DEFAULT_CONTEXT_CHARS,
+        }
+    }
+}
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -124,9 +146,9 @@ pub struct AutoReview {
 }
 
 impl AutoReview {
-    pub fn config(&self) -> crate::auto_review::ReviewConfig {
-        let d = crate::auto_review::ReviewConfig::default();
-        crate::auto_review::ReviewConfig {
+    pub fn config(&self) -> ReviewConfig {
+        let d = ReviewConfig::default();
+        ReviewConfig {
             deadline: self
                 .deadline_ms
                 .map_or(d.deadline, std::time::Duration::from_millis),
