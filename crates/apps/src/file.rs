@@ -11,7 +11,6 @@
 //! silently replaced.
 
 use std::collections::BTreeMap;
-use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -132,39 +131,33 @@ pub fn path(home: &Path) -> PathBuf {
     home.join(APPS_FILE)
 }
 
-/// Reads the file; a missing one is no apps.
-pub fn load(home: &Path) -> Result<AppsFile, FileError> {
-    let p = path(home);
-    match std::fs::read(&p) {
-        Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| FileError::Invalid(p, e)),
-        Err(e) if e.kind() == ErrorKind::NotFound => Ok(AppsFile::default()),
-        Err(e) => Err(FileError::Read(p, e)),
+fn file(home: &Path) -> vault::JsonFile {
+    vault::JsonFile::beside(path(home))
+}
+
+impl From<vault::JsonFileError> for FileError {
+    fn from(e: vault::JsonFileError) -> FileError {
+        match e {
+            vault::JsonFileError::Read(p, e) => FileError::Read(p, e),
+            vault::JsonFileError::Damaged(p, e) => FileError::Invalid(p, e),
+            vault::JsonFileError::Write(p, e) => FileError::Write(p, e),
+        }
     }
 }
 
-/// Waits for the lock on `apps.json.lock`, held until dropped.
-fn take_lock(home: &Path) -> Result<vault::FileLock, FileError> {
-    let p = home.join(format!("{APPS_FILE}.lock"));
-    vault::lock(&p).map_err(|e| FileError::Write(p, e))
+/// Reads the file; a missing one is no apps.
+pub fn load(home: &Path) -> Result<AppsFile, FileError> {
+    Ok(file(home).load()?)
 }
 
-/// Changes the file under its lock: `change` sees it as it is on disk now
-/// and says what to return; the file is written only when it changed.
+/// Changes the file under its lock (`apps.json.lock`): `change` sees it as
+/// it is on disk now and says what to return; the file is written only
+/// when it changed.
 pub fn update<T>(
     home: &Path,
     change: impl FnOnce(&mut AppsFile) -> T,
 ) -> Result<(T, AppsFile), FileError> {
-    let _lock = take_lock(home)?;
-    let mut file = load(home)?;
-    let before = file.clone();
-    let out = change(&mut file);
-    if file != before {
-        let p = path(home);
-        let mut text = serde_json::to_vec_pretty(&file).unwrap_or_else(|_| b"{}".to_vec());
-        text.push(b'\n');
-        vault::write_atomic(&p, &text).map_err(|e| FileError::Write(p, e))?;
-    }
-    Ok((out, file))
+    Ok(file(home).update(change)?)
 }
 
 /// What the file's stamp is now (length, modified time, inode): a reader

@@ -143,19 +143,13 @@ impl StateFile {
         self.home.join(BRIDGES_FILE)
     }
 
-    fn lock(&self) -> Result<vault::FileLock, StateError> {
-        let path = self.home.join(LOCK_FILE);
-        vault::lock(&path).map_err(|e| StateError::Io(path, e))
+    fn file(&self) -> vault::JsonFile {
+        vault::JsonFile::new(self.path(), self.home.join(LOCK_FILE))
     }
 
     /// Every app's state; an app never added isn't there.
     pub fn load(&self) -> Result<BTreeMap<String, BridgeState>, StateError> {
-        let path = self.path();
-        match std::fs::read(&path) {
-            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| StateError::Damaged(path, e)),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(BTreeMap::new()),
-            Err(e) => Err(StateError::Io(path, e)),
-        }
+        Ok(self.file().load()?)
     }
 
     /// One app's state (the default when it was never added).
@@ -170,23 +164,31 @@ impl StateFile {
         app: &str,
         f: impl FnOnce(&mut BridgeState) -> T,
     ) -> Result<T, StateError> {
-        let _lock = self.lock()?;
-        let mut all = self.load()?;
-        let state = all.entry(app.to_owned()).or_default();
-        let out = f(state);
-        let text = serde_json::to_vec_pretty(&all).unwrap_or_default();
-        vault::write_atomic(&self.path(), &text).map_err(|e| StateError::Io(self.path(), e))?;
+        let (out, _) = self
+            .file()
+            .update(|all: &mut BTreeMap<String, BridgeState>| {
+                f(all.entry(app.to_owned()).or_default())
+            })?;
         Ok(out)
     }
 
     /// Forgets an app (its token is removed from secrets by the caller).
     pub fn remove(&self, app: &str) -> Result<bool, StateError> {
-        let _lock = self.lock()?;
-        let mut all = self.load()?;
-        let had = all.remove(app).is_some();
-        let text = serde_json::to_vec_pretty(&all).unwrap_or_default();
-        vault::write_atomic(&self.path(), &text).map_err(|e| StateError::Io(self.path(), e))?;
+        let (had, _) = self
+            .file()
+            .update(|all: &mut BTreeMap<String, BridgeState>| all.remove(app).is_some())?;
         Ok(had)
+    }
+}
+
+impl From<vault::JsonFileError> for StateError {
+    fn from(e: vault::JsonFileError) -> StateError {
+        match e {
+            vault::JsonFileError::Read(p, e) | vault::JsonFileError::Write(p, e) => {
+                StateError::Io(p, e)
+            }
+            vault::JsonFileError::Damaged(p, e) => StateError::Damaged(p, e),
+        }
     }
 }
 

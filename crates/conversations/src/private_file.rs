@@ -25,10 +25,8 @@ pub fn open_private_append(path: &Path) -> io::Result<File> {
 }
 
 /// Replaces `path` with `bytes`, atomically, as 0600: the vault's one
-/// atomic write.
-pub fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    vault::write_atomic(path, bytes)
-}
+/// private write.
+pub use vault::write_private;
 
 /// Makes a folder's entries (a new or renamed file in it) durable.
 pub fn sync_dir(dir: &Path) -> io::Result<()> {

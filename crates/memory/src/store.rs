@@ -17,7 +17,6 @@
 //! doesn't know are kept when the file is written back.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::Write;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -391,7 +390,7 @@ impl Store {
             path: self.path(),
             error: std::io::Error::other(e),
         })?;
-        write_private(&self.path(), &bytes).map_err(self.io(&self.path()))?;
+        vault::write_private(&self.path(), &bytes).map_err(self.io(&self.path()))?;
         let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
         *cache = Some(Self::make_cache(self.stamp(), file.memories));
         drop(lock);
@@ -474,33 +473,6 @@ impl Store {
             Ok(m.clone())
         })
     }
-}
-
-/// Replaces `path` with `bytes`, atomically, as 0600.
-fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut random = [0u8; 6];
-    let _ = getrandom::fill(&mut random);
-    let suffix: String = random
-        .iter()
-        .map(|b| ALPHABET[(b & 31) as usize] as char)
-        .collect();
-    let temp = dir.join(format!(".{MEMORIES_FILE}.{suffix}.tmp"));
-    let result = (|| {
-        let mut file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&temp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        fs::rename(&temp, path)?;
-        sync_dir(dir)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&temp);
-    }
-    result
 }
 
 fn sync_dir(dir: &Path) -> std::io::Result<()> {

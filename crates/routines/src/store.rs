@@ -98,6 +98,17 @@ pub enum StoreError {
     Task,
 }
 
+impl From<vault::JsonFileError> for StoreError {
+    fn from(e: vault::JsonFileError) -> StoreError {
+        match e {
+            vault::JsonFileError::Read(p, e) | vault::JsonFileError::Write(p, e) => {
+                StoreError::Io(p, e)
+            }
+            vault::JsonFileError::Damaged(p, e) => StoreError::Damaged(p, e),
+        }
+    }
+}
+
 impl std::fmt::Display for StoreError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -159,25 +170,12 @@ impl Store {
         self.home.join(ROUTINES_FILE)
     }
 
-    fn lock(&self) -> Result<vault::FileLock, StoreError> {
-        let path = self.home.join(LOCK_FILE);
-        vault::lock(&path).map_err(|e| StoreError::Io(path, e))
+    fn file(&self) -> vault::JsonFile {
+        vault::JsonFile::new(self.path(), self.home.join(LOCK_FILE))
     }
 
     fn read(&self) -> Result<RoutinesFile, StoreError> {
-        let path = self.path();
-        match std::fs::read(&path) {
-            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| StoreError::Damaged(path, e)),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(RoutinesFile::default()),
-            Err(e) => Err(StoreError::Io(path, e)),
-        }
-    }
-
-    fn write(&self, file: &RoutinesFile) -> Result<(), StoreError> {
-        let path = self.path();
-        let mut text = serde_json::to_vec_pretty(file).unwrap_or_default();
-        text.push(b'\n');
-        vault::write_atomic(&path, &text).map_err(|e| StoreError::Io(path, e))
+        Ok(self.file().load()?)
     }
 
     /// Every routine, in the order made.
@@ -200,7 +198,7 @@ impl Store {
         if task.is_empty() || task.chars().count() > MAX_TASK_CHARS {
             return Err(StoreError::Task);
         }
-        let _lock = self.lock()?;
+        let held = self.file().lock()?;
         let mut file = self.read()?;
         let name = match new.name.as_deref().map(str::trim) {
             Some(name) => {
@@ -230,13 +228,13 @@ impl Store {
             other: Map::new(),
         };
         file.routines.push(routine.clone());
-        self.write(&file)?;
+        self.file().save(&file, &held)?;
         Ok(routine)
     }
 
     /// Removes the routine named `name` (or with that id). Its chats stay.
     pub fn remove(&self, name: &str) -> Result<Routine, StoreError> {
-        let _lock = self.lock()?;
+        let held = self.file().lock()?;
         let mut file = self.read()?;
         let at = file
             .routines
@@ -244,14 +242,14 @@ impl Store {
             .position(|r| r.name == name || r.id == name)
             .ok_or_else(|| StoreError::NotFound(name.chars().take(80).collect()))?;
         let gone = file.routines.remove(at);
-        self.write(&file)?;
+        self.file().save(&file, &held)?;
         Ok(gone)
     }
 
     /// Pauses or resumes a routine; what fell due while it was paused
     /// doesn't run.
     pub fn set_on(&self, name: &str, on: bool, now: i64) -> Result<Routine, StoreError> {
-        let _lock = self.lock()?;
+        let held = self.file().lock()?;
         let mut file = self.read()?;
         let routine = file
             .routines
@@ -263,7 +261,7 @@ impl Store {
         }
         routine.on = on;
         let changed = routine.clone();
-        self.write(&file)?;
+        self.file().save(&file, &held)?;
         Ok(changed)
     }
 

@@ -120,18 +120,6 @@ impl Trust {
     pub fn save(&self, conch_home: &Path) -> Result<(), TrustError> {
         let path = conch_home.join(TRUST_FILE);
         let text = serde_json::to_string_pretty(self).unwrap_or_else(|_| "{}".into());
-        write_private(&path, text.as_bytes()).map_err(|e| TrustError::Io(path, e))
+        vault::write_private(&path, text.as_bytes()).map_err(|e| TrustError::Io(path, e))
     }
-}
-
-/// Atomic, 0600, in a folder made 0700 if missing: the vault's one atomic
-/// write.
-fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::os::unix::fs::DirBuilderExt;
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)?;
-    vault::write_atomic(path, bytes)
 }

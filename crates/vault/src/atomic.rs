@@ -31,6 +31,19 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     result
 }
 
+/// Writes `bytes` to `path` as [`write_atomic`] does, making its folder
+/// first (0700) if it is missing: the one way Conch writes a private file.
+pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)?;
+    }
+    write_atomic(path, bytes)
+}
+
 /// Like [`write_atomic`], but never replaces a file that is there: the
 /// whole file is hard-linked into place, which fails if another process
 /// got there first. False then.

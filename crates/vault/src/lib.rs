@@ -27,13 +27,15 @@
 mod atomic;
 mod error;
 mod file_lock;
+mod json_file;
 pub mod keystore;
 mod sealed;
 mod vault;
 
-pub use atomic::write_atomic;
+pub use atomic::{write_atomic, write_private};
 pub use error::{KeystoreError, VaultError};
 pub use file_lock::{lock, FileLock};
+pub use json_file::{JsonFile, JsonFileError};
 pub use keystore::{KeystoreKind, KeystoreMode};
 pub use sealed::{is_sealed, keystore_of, open, seal, SealedFile, FORMAT};
 pub use vault::{Locked, Stored, Vault, SEALED_FILES};

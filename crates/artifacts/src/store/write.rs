@@ -2,10 +2,8 @@
 //! artifact (an flock on its `.lock`), each file written atomically, the
 //! version file before the description that names it.
 
-use std::fs::{self, File, OpenOptions};
-use std::io::Write;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
-use std::os::unix::io::AsRawFd;
+use std::fs;
+use std::os::unix::fs::DirBuilderExt;
 use std::path::Path;
 
 use sha2::{Digest, Sha256};
@@ -21,53 +19,23 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
     move |e| StoreError::Io(path.to_path_buf(), e)
 }
 
-/// Temporary file, fsync, rename over, fsync the folder.
+/// The vault's one atomic write (temporary file, fsync, rename over,
+/// fsync the folder), with the store's error.
 pub(super) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    let result = (|| {
-        let mut f = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .mode(0o600)
-            .open(&temp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        fs::rename(&temp, path)?;
-        File::open(dir)?.sync_all()
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&temp);
-    }
-    result.map_err(io(path))
+    vault::write_atomic(path, bytes).map_err(io(path))
 }
 
-/// Held while one process changes an artifact; the flock goes when the
-/// file closes.
+/// Held while one process changes an artifact (the vault's one lock, on
+/// the artifact's `.lock`).
 struct Lock {
-    _file: File,
+    _held: vault::FileLock,
 }
 
 impl Lock {
     fn take(dir: &Path) -> Result<Lock, StoreError> {
         let path = dir.join(".lock");
-        let file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .mode(0o600)
-            .open(&path)
-            .map_err(io(&path))?;
-        // SAFETY: flock on a descriptor we own; released when it closes.
-        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
-            return Err(StoreError::Io(path, std::io::Error::last_os_error()));
-        }
-        Ok(Lock { _file: file })
+        let held = vault::lock(&path).map_err(io(&path))?;
+        Ok(Lock { _held: held })
     }
 }
 

@@ -30,16 +30,9 @@ impl Drop for SettingsFile {
     }
 }
 
-fn write_private(path: &Path, text: &str) -> Result<(), String> {
-    use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
-        .map_err(|e| format!("Conch couldn't write {}: {e}.", path.display()))?;
-    f.write_all(text.as_bytes())
+/// Writes a file of the turn's, 0600, with a sentence when it can't.
+fn private(path: &Path, text: &str) -> Result<(), String> {
+    vault::write_private(path, text.as_bytes())
         .map_err(|e| format!("Conch couldn't write {}: {e}.", path.display()))
 }
 
@@ -168,13 +161,13 @@ pub(super) async fn run(
         (PathBuf::from(settings_json), mcp_json.map(PathBuf::from))
     } else {
         let file = SettingsFile(cfg.run.join(format!("claude-code-{key}.json")));
-        write_private(&file.0, &settings_json).map_err(EngineError::Unavailable)?;
+        private(&file.0, &settings_json).map_err(EngineError::Unavailable)?;
         let settings_path = file.0.clone();
         files.push(file);
         let mcp = match mcp_json {
             Some(text) => {
                 let file = SettingsFile(cfg.run.join(format!("claude-code-{key}-mcp.json")));
-                write_private(&file.0, &text).map_err(EngineError::Unavailable)?;
+                private(&file.0, &text).map_err(EngineError::Unavailable)?;
                 let p = file.0.clone();
                 files.push(file);
                 Some(p)

@@ -8,7 +8,6 @@
 //! settings, so a change Codex or anyone else made in between doesn't
 //! carry over.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -55,23 +54,6 @@ fn private_dir(dir: &Path) -> std::io::Result<()> {
         std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
     }
     Ok(())
-}
-
-fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
-    let tmp = path.with_extension("tmp");
-    {
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create(true).truncate(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            options.mode(0o600);
-        }
-        let mut f = options.open(&tmp)?;
-        f.write_all(text.as_bytes())?;
-        f.sync_all()?;
-    }
-    std::fs::rename(&tmp, path)
 }
 
 /// A TOML basic string.
@@ -151,7 +133,7 @@ impl ChatHome {
 
     pub fn keep(&self, kept: &Kept) -> std::io::Result<()> {
         let text = serde_json::to_string(kept).unwrap_or_else(|_| "{}".to_owned());
-        write_private(&self.dir.join("conch.json"), &text)
+        vault::write_private(&self.dir.join("conch.json"), text.as_bytes())
     }
 
     /// config.toml: the model provider (`wire_api = "responses"`), nothing
@@ -194,7 +176,7 @@ impl ChatHome {
             // turned down.
             t.push_str("default_tools_approval_mode = \"approve\"\n");
         }
-        write_private(&self.dir.join("config.toml"), &t)
+        vault::write_private(&self.dir.join("config.toml"), t.as_bytes())
     }
 
     /// hooks.json: one PreToolUse hook for every tool, which hands the
@@ -218,7 +200,7 @@ impl ChatHome {
             "matcher": "*",
             "hooks": [{ "type": "command", "command": command, "timeout": HOOK_TIMEOUT_SECS }],
         }]}});
-        write_private(&self.hooks_file(), &hooks.to_string())
+        vault::write_private(&self.hooks_file(), hooks.to_string().as_bytes())
     }
 
     /// Uses the owner's Codex sign-in when no base URL is given: the

@@ -119,11 +119,8 @@ fn save(home: &Path, keys: &[KeyRecord]) -> Result<(), KeyError> {
 }
 
 /// Serialises read-change-write of the file between processes.
-fn lock(home: &Path) -> Result<std::fs::File, KeyError> {
-    let file = conversations::private_file::open_private_append(&home.join(LOCK_FILE))
-        .map_err(KeyError::Io)?;
-    file.lock().map_err(KeyError::Io)?;
-    Ok(file)
+fn lock(home: &Path) -> Result<vault::FileLock, KeyError> {
+    vault::lock(&home.join(LOCK_FILE)).map_err(KeyError::Io)
 }
 
 /// The gateway's view of the keys, read again when the file changes.

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use super::file_stamp::{stamp, FileStamp};
 use super::random;
-use conversations::private_file::{open_private_append, write_private};
+use conversations::private_file::write_private;
 
 pub const COOKIE: &str = "conch_session";
 pub const SESSIONS_FILE: &str = "sessions.json";
@@ -136,10 +136,8 @@ fn save(path: &Path, map: &HashMap<String, Stored>) -> Result<(), SessionError> 
 }
 
 /// Serialises read-change-write of the file between processes.
-fn lock(home: &Path) -> Result<std::fs::File, SessionError> {
-    let file = open_private_append(&home.join(LOCK_FILE)).map_err(SessionError::Io)?;
-    file.lock().map_err(SessionError::Io)?;
-    Ok(file)
+fn lock(home: &Path) -> Result<vault::FileLock, SessionError> {
+    vault::lock(&home.join(LOCK_FILE)).map_err(SessionError::Io)
 }
 
 /// Changes the file: locked against other processes, read fresh, changed,
