@@ -2,30 +2,11 @@
 //! (server-everything, installed by ./run-tests in crates/apps/tests/npm).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
 use std::path::Path;
-use std::process::{Command, Output};
+use support::{run as conch, said as text};
 
 use serde_json::Value;
-
-const EXE: &str = env!("CARGO_BIN_EXE_conch");
-
-fn conch(home: &Path, args: &[&str]) -> Output {
-    Command::new(EXE)
-        .arg("--home")
-        .arg(home)
-        .args(args)
-        .env_remove("CONCH_HOME")
-        .output()
-        .unwrap()
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
 
 fn everything() -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -4,43 +4,18 @@
 //! that are all or nothing (wrong passphrase, cut short, changed, crafted).
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches may panic: that is the test failing.
 
+mod support;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use support::{run_typed as conch, said, EXE};
 
 use base64::engine::general_purpose::{STANDARD, URL_SAFE, URL_SAFE_NO_PAD};
 use base64::Engine;
 
-const EXE: &str = env!("CARGO_BIN_EXE_conch");
 const PROVIDER_KEY: &str = "sk-proj-backup-7f3a9c21e4b8d6057a1c";
 const PASSPHRASE: &str = "correct horse battery ✓ 日本";
-
-fn conch(home: &Path, args: &[&str], stdin: Option<&str>) -> Output {
-    let mut child = Command::new(EXE)
-        .arg("--home")
-        .arg(home)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    if let Some(text) = stdin {
-        input.write_all(text.as_bytes()).unwrap();
-    }
-    drop(input);
-    child.wait_with_output().unwrap()
-}
-
-fn said(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
 
 fn ok(out: Output) -> String {
     assert!(out.status.success(), "{}", said(&out));

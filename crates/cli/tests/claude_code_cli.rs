@@ -8,37 +8,14 @@ mod model;
 #[path = "claude_code/rig.rs"]
 mod rig;
 
+mod support;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
+use support::{run_env as conch, text, EXE};
 
 use model::tool;
 use serde_json::json;
-
-const EXE: &str = env!("CARGO_BIN_EXE_conch");
-
-fn conch(home: &Path, args: &[&str], stdin: Option<&str>, env: &[(&str, &str)]) -> Output {
-    let mut child = Command::new(EXE)
-        .arg("--home")
-        .arg(home)
-        .args(args)
-        .envs(env.iter().copied())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    if let Some(text) = stdin {
-        input.write_all(text.as_bytes()).unwrap();
-    }
-    drop(input);
-    child.wait_with_output().unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
 
 struct Serving {
     child: Child,

@@ -1,34 +1,12 @@
 //! The `conch` binary, as a person or a script runs it.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches may panic: that is the test failing.
 
+mod support;
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
-
-const EXE: &str = env!("CARGO_BIN_EXE_conch");
-
-fn conch(home: &Path, args: &[&str], stdin: Option<&str>) -> Output {
-    let mut child = Command::new(EXE)
-        .arg("--home")
-        .arg(home)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    if let Some(text) = stdin {
-        input.write_all(text.as_bytes()).unwrap();
-    }
-    drop(input);
-    child.wait_with_output().unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use std::process::{Child, Command, Stdio};
+use support::{run_typed as conch, text, EXE};
 
 struct Serving {
     child: Child,

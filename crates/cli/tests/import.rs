@@ -5,38 +5,17 @@
 //! and a second import brings nothing twice.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches may panic: that is the test failing.
 
+mod support;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use support::{run_as as conch, said};
 
 use serde_json::Value;
-
-const EXE: &str = env!("CARGO_BIN_EXE_conch");
 
 fn fixture(app: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/import")
         .join(app)
-}
-
-/// `conch` with HOME set to `person`, so no real ~/.openclaw is read.
-fn conch(home: &Path, person: &Path, args: &[&str]) -> Output {
-    Command::new(EXE)
-        .arg("--home")
-        .arg(home)
-        .args(args)
-        .env("HOME", person)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
-}
-
-fn said(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 fn copy_tree(from: &Path, to: &Path) {

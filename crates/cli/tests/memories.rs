@@ -4,27 +4,11 @@
 //! chat that wrote it, so `conch activity` shows it.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches may panic: that is the test failing.
 
+mod support;
 use std::path::Path;
-use std::process::Command;
+use support::run_parts as conch;
 
 use serde_json::Value;
-
-const EXE: &str = env!("CARGO_BIN_EXE_conch");
-
-fn conch(home: &Path, args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(EXE)
-        .arg("--home")
-        .arg(home)
-        .args(args)
-        .env_remove("CONCH_HOME")
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 #[test]
 fn held_memories_are_kept_and_forgotten_from_the_terminal() {

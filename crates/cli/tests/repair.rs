@@ -3,34 +3,17 @@
 //! run finds nothing; what a person must do is never done for them.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches may panic: that is the test failing.
 
+mod support;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Command;
+use support::{run as conch, said};
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 use ed25519_dalek::pkcs8::EncodePrivateKey;
 
-const EXE: &str = env!("CARGO_BIN_EXE_conch");
 const CHAT: &str = "k3v9aaaaaaaaaaaa";
-
-fn conch(home: &Path, args: &[&str]) -> Output {
-    Command::new(EXE)
-        .arg("--home")
-        .arg(home)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
-}
-
-fn said(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
 
 fn mode(path: &Path) -> u32 {
     std::fs::symlink_metadata(path)

@@ -2,25 +2,8 @@
 //! types, right and wrong.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches may panic: that is the test failing.
 
-use std::path::Path;
-use std::process::Command;
-
-const EXE: &str = env!("CARGO_BIN_EXE_conch");
-
-fn conch(home: &Path, args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(EXE)
-        .arg("--home")
-        .arg(home)
-        .args(args)
-        .env_remove("CONCH_KEY")
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
+mod support;
+use support::run_parts as conch;
 
 #[test]
 fn routines_from_the_terminal_right_and_wrong() {

@@ -4,36 +4,19 @@
 //! reached (in a network of the test's own).
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches may panic: that is the test failing.
 
+mod support;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
+use support::{run_as as conch, text, EXE};
 
 use serde_json::{json, Value};
 
 #[path = "../../seal/tests/common/netns.rs"]
 mod netns;
 
-const EXE: &str = env!("CARGO_BIN_EXE_conch");
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
 /// A person's home outside temp (the box may write temp).
 fn outside_temp() -> tempfile::TempDir {
     tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
-}
-
-fn conch(home: &Path, person: &Path, args: &[&str]) -> Output {
-    Command::new(EXE)
-        .arg("--home")
-        .arg(home)
-        .args(args)
-        .env("HOME", person)
-        .env_remove("XDG_CONFIG_HOME")
-        .env_remove("XDG_DATA_HOME")
-        .env_remove("CONCH_HOME")
-        .output()
-        .unwrap()
 }
 
 #[test]

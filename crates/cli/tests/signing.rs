@@ -3,32 +3,14 @@
 //! crash-safe locking (ADR 0047 §2).
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches may panic: that is the test failing.
 
+mod support;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
+use support::{run as conch, said as text, EXE};
 
 use base64::engine::general_purpose::{STANDARD, URL_SAFE, URL_SAFE_NO_PAD};
 use base64::Engine;
 use ed25519_dalek::pkcs8::EncodePrivateKey;
-
-const EXE: &str = env!("CARGO_BIN_EXE_conch");
-
-fn conch(home: &Path, args: &[&str]) -> Output {
-    Command::new(EXE)
-        .arg("--home")
-        .arg(home)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
 
 fn skill(root: &Path, name: &str) -> PathBuf {
     let dir = root.join(name);

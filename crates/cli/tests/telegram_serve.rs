@@ -9,41 +9,22 @@
 #[path = "../../bridges/tests/support/bot_api.rs"]
 mod bot_api;
 
-use std::io::{BufRead, BufReader, Write};
+mod support;
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
+use support::EXE;
 
 use bot_api::{BotApi, BotMessage, TOKEN};
 
-const EXE: &str = env!("CARGO_BIN_EXE_conch");
 const ADA: i64 = 100;
 const EVE: i64 = 200;
 
-fn conch(home: &Path, args: &[&str], stdin: Option<&str>) -> String {
-    let mut child = Command::new(EXE)
-        .arg("--home")
-        .arg(home)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    if let Some(text) = stdin {
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(text.as_bytes())
-            .unwrap();
-    }
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+/// Runs `conch`, which must succeed: what it printed.
+fn succeeds(home: &Path, args: &[&str], stdin: Option<&str>) -> String {
+    let out = support::run_typed(home, args, stdin);
+    assert!(out.status.success(), "{args:?}: {}", support::said(&out));
+    support::text(&out.stdout)
 }
 
 struct Serve(Child);
@@ -121,7 +102,7 @@ async fn conch_serve_with_telegram_polling_then_a_webhook() {
     let (home, work) = (dir.path().join("home"), dir.path().join("work"));
     std::fs::create_dir_all(&work).unwrap();
     let api = BotApi::start().await;
-    let added = conch(
+    let added = succeeds(
         &home,
         &[
             "bridges",
@@ -134,14 +115,14 @@ async fn conch_serve_with_telegram_polling_then_a_webhook() {
         Some(&format!("{TOKEN}\n")),
     );
     assert!(added.contains("@conch_test_bot"), "{added}");
-    let linking = conch(&home, &["bridges", "link", "telegram"], None);
+    let linking = succeeds(&home, &["bridges", "link", "telegram"], None);
     let code = linking
         .split_whitespace()
         .skip_while(|w| *w != "/link")
         .nth(1)
         .unwrap()
         .to_owned();
-    conch(&home, &["bridges", "allow", "telegram", "@eve"], None);
+    succeeds(&home, &["bridges", "allow", "telegram", "@eve"], None);
     let secrets = std::fs::read(home.join("secrets.json")).unwrap();
     assert!(
         !String::from_utf8_lossy(&secrets).contains("test-token"),
@@ -165,7 +146,7 @@ async fn conch_serve_with_telegram_polling_then_a_webhook() {
         .unwrap()
         .port();
     let address = format!("http://127.0.0.1:{port}");
-    conch(&home, &["bridges", "webhook", "telegram", &address], None);
+    succeeds(&home, &["bridges", "webhook", "telegram", &address], None);
     let (_second, said) = serve(&home, &work, &format!("127.0.0.1:{port}"));
     assert!(
         said.contains(&format!("pushing to {address}/hooks/telegram")),
@@ -180,7 +161,7 @@ async fn conch_serve_with_telegram_polling_then_a_webhook() {
         "{:?}",
         api.pushes()
     );
-    let listed = conch(&home, &["bridges", "list", "--json"], None);
+    let listed = succeeds(&home, &["bridges", "list", "--json"], None);
     let listed: serde_json::Value = serde_json::from_str(&listed).unwrap();
     assert_eq!(listed[0]["owner"]["name"], "Ada");
     assert_eq!(listed[0]["webhook"], address.as_str());

@@ -58,7 +58,7 @@ fn gaps(server: &Responses) -> Vec<f64> {
 
 async fn conch_turn(root: &Path, calls: usize) -> (f64, Vec<f64>) {
     let server = Responses::start(script(calls)).await;
-    let (_home, chats) = conch(root, &server);
+    let (_home, chats) = codex_chats(root, &server);
     let chat = chats.create(NewChat::default()).await.unwrap();
     let mut follow = chat.log.follow();
     let start = Instant::now();
@@ -78,7 +78,7 @@ async fn conch_turn(root: &Path, calls: usize) -> (f64, Vec<f64>) {
     (took, gaps(&server))
 }
 
-fn conch(root: &Path, server: &Responses) -> (Home, Arc<Chats>) {
+fn codex_chats(root: &Path, server: &Responses) -> (Home, Arc<Chats>) {
     let home = Home::open(&root.join("home")).unwrap();
     let work = root.join("work");
     std::fs::create_dir_all(&work).unwrap();
@@ -113,7 +113,7 @@ fn conch(root: &Path, server: &Responses) -> (Home, Arc<Chats>) {
 /// without Conch, for the floor any hook costs.
 async fn hook_round_trips(root: &Path, n: usize) -> (Vec<f64>, Vec<f64>) {
     let server = Responses::start(vec![vec![run("s1", "sleep 60")], vec![say("ok")]]).await;
-    let (home, chats) = conch(root, &server);
+    let (home, chats) = codex_chats(root, &server);
     let chat = chats.create(NewChat::default()).await.unwrap();
     chat.post("Wait a minute").await.unwrap();
     let hooks = home
