@@ -523,18 +523,21 @@ impl Apps {
                 Outcome {
                     ok: !r.is_error,
                     output: r.text,
-                    detail: Some(r.detail),
+                    detail: Some(r.detail.into()),
                 }
             }
             Err(why) => Outcome {
                 ok: false,
                 output: format!("{} didn't work: {why}", found.qualified),
-                detail: Some(serde_json::json!({
-                    "server": found.server,
-                    "tool": found.tool,
-                    "is_error": true,
-                    "duration_ms": started.elapsed().as_millis() as u64,
-                })),
+                detail: Some(
+                    serde_json::json!({
+                        "server": found.server,
+                        "tool": found.tool,
+                        "is_error": true,
+                        "duration_ms": started.elapsed().as_millis() as u64,
+                    })
+                    .into(),
+                ),
             },
         }
     }

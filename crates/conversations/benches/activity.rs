@@ -85,7 +85,7 @@ fn write_chat(dir: &std::path::Path, chat: usize) {
             call,
             ok: true,
             output: "ok".into(),
-            detail: Some(json!({ "exitCode": 0 })),
+            detail: Some(json!({ "exit_code": 0 }).into()),
         }));
         if n % 10 == 2 {
             push(Body::Taint(Taint {

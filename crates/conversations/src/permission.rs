@@ -84,7 +84,7 @@ pub(crate) async fn drive(
                 return Ok(Permission::Refused(Outcome {
                     ok: false,
                     output: sentence,
-                    detail: (!ids.is_empty()).then(|| json!({ "denied": ids })),
+                    detail: (!ids.is_empty()).then(|| json!({ "denied": ids }).into()),
                 }));
             }
             Step::Record { judged, then } => {

@@ -88,7 +88,7 @@ pub async fn run(chat: &Arc<Chat>, input: &serde_json::Value) -> Outcome {
                 r.schedule,
                 r.task.chars().take(200).collect::<String>()
             ),
-            detail: Some(json!({ "routine": r.id, "name": r.name })),
+            detail: Some(json!({ "routine": r.id, "name": r.name }).into()),
         },
         Ok(Err(e)) => Outcome::failed(e.to_string()),
         Err(_) => Outcome::failed("The routine couldn't be saved."),

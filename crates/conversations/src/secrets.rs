@@ -10,7 +10,9 @@ use vault::{Stored, Vault, VaultError};
 
 pub const SECRETS_FILE: &str = "secrets.json";
 
+/// secrets.json, sealed: its keys are camelCase, like settings.json.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Secrets {
     /// Provider name → its key.
     #[serde(default)]
@@ -21,11 +23,7 @@ pub struct Secrets {
     pub apps: BTreeMap<String, AppSecret>,
     /// The passphrase scheduled backups are locked with (Settings →
     /// Backups), so they carry the keys.
-    #[serde(
-        default,
-        rename = "backupPassphrase",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backup_passphrase: Option<String>,
     /// Chat app name (`telegram`) → its bot's token.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -45,8 +43,13 @@ pub struct AppSecret {
 pub struct BridgeSecret {
     pub token: String,
     /// What the app sends with each pushed update (a webhook), so nobody
-    /// else can push one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// else can push one. (Older files spelled it `webhook_secret`.)
+    #[serde(
+        default,
+        rename = "webhookSecret",
+        alias = "webhook_secret",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub webhook_secret: Option<String>,
 }
 
@@ -110,5 +113,22 @@ impl Secrets {
 
     pub fn key(&self, provider: &str) -> Option<String> {
         self.providers.get(provider).map(|s| s.key.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn secrets_keys_are_one_spelling_and_older_files_still_read() {
+        let older = br#"{"providers":{},"backupPassphrase":"p","bridges":{"telegram":{"token":"t","webhook_secret":"w"}}}"#;
+        let s: Secrets = serde_json::from_slice(older).unwrap();
+        assert_eq!(s.bridges["telegram"].webhook_secret.as_deref(), Some("w"));
+        let text = serde_json::to_string(&s).unwrap();
+        assert!(text.contains("\"webhookSecret\":\"w\""), "{text}");
+        assert!(text.contains("\"backupPassphrase\":\"p\""), "{text}");
+        assert!(!text.contains('_'), "{text}");
     }
 }

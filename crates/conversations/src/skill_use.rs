@@ -17,7 +17,7 @@ pub fn used(skill: &skills::Skill, by: SkillBy) -> SkillUsed {
 }
 
 /// The skill a `use_skill` call loaded, from its result's detail.
-pub fn from_detail(detail: &Value) -> Option<SkillUsed> {
+pub fn from_detail(detail: &protocol::ToolDetail) -> Option<SkillUsed> {
     let s = detail.get("skill")?;
     let permissions: Option<SkillPermissions> =
         serde_json::from_value(s.get("permissions")?.clone()).ok();

@@ -210,7 +210,7 @@ async fn one_call(
             let outcome = Outcome {
                 ok: false,
                 output: sentence,
-                detail: Some(json!({ "invalid": true })),
+                detail: Some(json!({ "invalid": true }).into()),
             };
             chat.log.append(finish(outcome)).await?;
             return Ok(());

@@ -199,7 +199,7 @@ async fn holds_and_marks_flow_down_and_what_the_helper_did_flows_up() {
         detail["marks"][0]
             .as_str()
             .is_some_and(|m| m.contains("dl.invalid")),
-        "{detail}"
+        "{detail:?}"
     );
     let back: Vec<_> = events
         .iter()

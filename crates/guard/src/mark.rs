@@ -1,15 +1,15 @@
 //! What marks a chat: after a call, whether what came back was from outside.
 
-use protocol::{download_host, is_download, only_exempt_fetches, Action, MarkSource};
+use protocol::{download_host, is_download, only_exempt_fetches, Action, MarkSource, ToolDetail};
 use serde_json::Value;
 
 use crate::address;
 
 /// The hosts a sealed command's box saw it reach (`reached_hosts` in its
 /// `tool.finished` detail), when the box watched it (`network_observed`).
-fn observed_hosts(detail: Option<&Value>) -> Option<Vec<&str>> {
+fn observed_hosts(detail: Option<&ToolDetail>) -> Option<Vec<&str>> {
     let d = detail?;
-    if d.get("network_observed").and_then(Value::as_bool) != Some(true) {
+    if !d.flag("network_observed") {
         return None;
     }
     Some(
@@ -44,13 +44,12 @@ fn named(hosts: &[&str]) -> String {
 
 /// The mark a finished call makes, if it makes one: its source and what it
 /// was (the host, the tool).
-pub fn mark_for(action: &Action, detail: Option<&Value>) -> Option<(MarkSource, String)> {
+pub fn mark_for(action: &Action, detail: Option<&ToolDetail>) -> Option<(MarkSource, String)> {
     match action {
         Action::PageRead { host, .. } | Action::FetchSends { host, .. } => {
             // Where the page really came from, after redirects.
             let landed = detail
-                .and_then(|d| d.get("final_url").or_else(|| d.get("finalUrl")))
-                .and_then(Value::as_str)
+                .and_then(ToolDetail::final_url)
                 .and_then(address::host);
             Some((MarkSource::Page, landed.unwrap_or_else(|| host.clone())))
         }
@@ -93,7 +92,10 @@ mod tests {
             host: "a.example".into(),
         };
         assert_eq!(
-            mark_for(&page, Some(&json!({"finalUrl": "https://B.example/y"}))),
+            mark_for(
+                &page,
+                Some(&json!({"finalUrl": "https://B.example/y"}).into())
+            ),
             Some((MarkSource::Page, "b.example".into()))
         );
         let cmd = |c: &str| Action::Command {
@@ -108,7 +110,9 @@ mod tests {
         );
         assert_eq!(mark_for(&cmd("git fetch origin"), None), None);
         // Watched by the box: its hosts, whatever the words.
-        let seen = |hosts: &[&str]| json!({"network_observed": true, "reached_hosts": hosts});
+        let seen = |hosts: &[&str]| {
+            ToolDetail::from(json!({"network_observed": true, "reached_hosts": hosts}))
+        };
         let py = cmd("python3 -c 'import urllib.request as u; u.urlopen(\"http:\"+\"//files.\"+\"example/a\")'");
         assert_eq!(
             mark_for(&py, Some(&seen(&["files.example"]))),
@@ -134,7 +138,8 @@ mod tests {
             None
         );
         // Unwatched: the words, as before.
-        let unwatched = json!({"network_observed": false, "reached_hosts": ["x.example"]});
+        let unwatched =
+            ToolDetail::from(json!({"network_observed": false, "reached_hosts": ["x.example"]}));
         assert_eq!(mark_for(&py, Some(&unwatched)), None);
         assert_eq!(mark_for(&cmd("ls"), None), None);
         let click = Action::Browser(protocol::BrowserAction {
@@ -149,7 +154,7 @@ mod tests {
         assert_eq!(
             mark_for(
                 &click,
-                Some(&json!({"url": "https://x.b.example/", "site": "b.example"}))
+                Some(&json!({"url": "https://x.b.example/", "site": "b.example"}).into())
             ),
             Some((MarkSource::Page, "b.example".into())),
             "the page a click lands on names the mark"

@@ -138,9 +138,10 @@ pub struct ToolFinished {
     /// What the model is given back: the tool's output, or a sentence saying
     /// why it didn't run.
     pub output: String,
-    /// Tool-specific facts for people and folds (exit code, final address…).
+    /// Tool-specific facts for people and folds (exit code, final address…),
+    /// in one spelling.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub detail: Option<Value>,
+    pub detail: Option<crate::ToolDetail>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

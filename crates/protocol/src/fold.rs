@@ -831,10 +831,13 @@ mod tests {
                     call: call.into(),
                     ok: true,
                     output: String::new(),
-                    detail: Some(serde_json::json!({
-                        "network_observed": true,
-                        "reached_hosts": ["files.example"]
-                    })),
+                    detail: Some(
+                        serde_json::json!({
+                            "network_observed": true,
+                            "reached_hosts": ["files.example"]
+                        })
+                        .into(),
+                    ),
                 }),
             )
         };

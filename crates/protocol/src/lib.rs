@@ -23,6 +23,7 @@ pub mod shell;
 mod skill;
 mod time;
 pub mod title;
+mod tool_detail;
 mod tool_spec;
 
 pub use action::{Action, BrowserAction, BrowserOp, BrowserSend, MemoryOp};
@@ -48,4 +49,5 @@ pub use skill::{
     Compacted, FileAccess, SkillBy, SkillHoldEnded, SkillPermissions, SkillUsed, WebAccess,
 };
 pub use time::{format_rfc3339, parse_rfc3339};
+pub use tool_detail::ToolDetail;
 pub use tool_spec::ToolSpec;

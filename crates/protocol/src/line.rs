@@ -215,7 +215,7 @@ mod tests {
                 call: "c1".into(),
                 ok: true,
                 output: "x".into(),
-                detail: Some(json!({"exit": 0})),
+                detail: Some(json!({"exit": 0}).into()),
             }),
             Body::TurnEnded(TurnEnded {
                 turn: 3,

@@ -261,25 +261,28 @@ pub async fn run(
     Outcome {
         ok,
         output: text,
-        detail: Some(json!({
-            "exit_code": exit_code,
-            "signal": signal,
-            "timed_out": matches!(end, End::TimedOut),
-            "stopped": matches!(end, End::Stopped),
-            "duration_ms": started.elapsed().as_millis() as u64,
-            "stdout_bytes": stdout.total,
-            "stderr_bytes": stderr.total,
-            "sealed": sealed.is_some(),
-            "network_observed": network.as_ref().is_some_and(|n| n.observed),
-            "reached_hosts": network.map(|n| n.hosts).unwrap_or_default(),
-            "held_runs_later": held
-                .iter()
-                .map(|h| json!({
-                    "path": h.path.to_string_lossy(),
-                    "moved_to": h.moved_to.as_ref().map(|m| m.to_string_lossy()),
-                    "why": h.why,
-                }))
-                .collect::<Vec<_>>(),
-        })),
+        detail: Some(
+            json!({
+                "exit_code": exit_code,
+                "signal": signal,
+                "timed_out": matches!(end, End::TimedOut),
+                "stopped": matches!(end, End::Stopped),
+                "duration_ms": started.elapsed().as_millis() as u64,
+                "stdout_bytes": stdout.total,
+                "stderr_bytes": stderr.total,
+                "sealed": sealed.is_some(),
+                "network_observed": network.as_ref().is_some_and(|n| n.observed),
+                "reached_hosts": network.map(|n| n.hosts).unwrap_or_default(),
+                "held_runs_later": held
+                    .iter()
+                    .map(|h| json!({
+                        "path": h.path.to_string_lossy(),
+                        "moved_to": h.moved_to.as_ref().map(|m| m.to_string_lossy()),
+                        "why": h.why,
+                    }))
+                    .collect::<Vec<_>>(),
+            })
+            .into(),
+        ),
     }
 }

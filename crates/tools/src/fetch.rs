@@ -165,7 +165,7 @@ impl Fetcher {
                     },
                     bytes.len()
                 ),
-                detail: Some(detail),
+                detail: Some(detail.into()),
             };
         };
         detail["title"] = json!(title);
@@ -187,7 +187,7 @@ impl Fetcher {
                     "{head}The page answered {} {reason}.\n\n{text}",
                     status.as_u16()
                 ),
-                detail: Some(detail),
+                detail: Some(detail.into()),
             };
         }
         Outcome::ok(format!("{head}\n{text}"), Some(detail))

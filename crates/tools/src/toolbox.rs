@@ -26,8 +26,9 @@ pub struct Outcome {
     pub ok: bool,
     /// What the model is given back.
     pub output: String,
-    /// Facts for people and folds (exit code, final address, diff…).
-    pub detail: Option<Value>,
+    /// Facts for people and folds (exit code, final address, diff…), in
+    /// one spelling.
+    pub detail: Option<protocol::ToolDetail>,
 }
 
 impl Outcome {
@@ -35,7 +36,7 @@ impl Outcome {
         Outcome {
             ok: true,
             output: output.into(),
-            detail,
+            detail: detail.map(protocol::ToolDetail::from),
         }
     }
 

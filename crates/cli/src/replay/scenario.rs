@@ -54,7 +54,7 @@ pub struct Scenario {
     #[serde(default)]
     pub work: Option<std::path::PathBuf>,
     /// Steps one turn may take, as `maxSteps` in settings.json.
-    #[serde(default)]
+    #[serde(default, alias = "maxSteps")]
     pub max_steps: Option<usize>,
     /// Memories already kept (or held) when the scenario starts.
     #[serde(default)]

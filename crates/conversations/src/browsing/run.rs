@@ -37,7 +37,7 @@ pub(crate) async fn run(chat: &Arc<Chat>, call: &ToolCall, action: &Action) -> O
         return Outcome {
             ok: false,
             output: why,
-            detail: Some(json!({ "changed": true })),
+            detail: Some(json!({ "changed": true }).into()),
         };
     }
     let reviewed = chat.take_reviewed_page(&call.id);
@@ -93,7 +93,7 @@ pub(crate) async fn run(chat: &Arc<Chat>, call: &ToolCall, action: &Action) -> O
         Err(e @ BrowserError::Changed(_)) => Outcome {
             ok: false,
             output: e.to_string(),
-            detail: Some(json!({ "changed": true })),
+            detail: Some(json!({ "changed": true }).into()),
         },
         Err(e) => Outcome::failed(e.to_string()),
     }

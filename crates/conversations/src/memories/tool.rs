@@ -259,7 +259,7 @@ async fn recall(chat: &Arc<Chat>, query: &str) -> Result<Outcome, String> {
 pub(crate) async fn carry(
     chat: &Chat,
     call: &str,
-    detail: Option<&Value>,
+    detail: Option<&protocol::ToolDetail>,
 ) -> Result<(), crate::log::LogError> {
     let Some(carries) = detail
         .and_then(|d| d.get("carries"))

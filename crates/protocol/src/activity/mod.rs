@@ -267,27 +267,27 @@ pub fn always_words(keys: &[String]) -> String {
 pub fn outcome_words(
     ok: bool,
     output: &str,
-    detail: Option<&serde_json::Value>,
+    detail: Option<&crate::ToolDetail>,
     said_no: bool,
 ) -> String {
     let field = |k: &str| detail.and_then(|d| d.get(k));
+    let flag = |k: &str| detail.is_some_and(|d| d.flag(k));
     if said_no {
         return "not run: you said no".to_owned();
     }
-    if let Some(ids) = field("denied").and_then(|d| d.as_array()) {
-        let first = ids.first().and_then(|i| i.as_str()).unwrap_or("");
-        return format!("not run: {}", refused_because(first));
+    if let Some(first) = detail.and_then(|d| d.get("denied").map(|_| d.denied())) {
+        return format!(
+            "not run: {}",
+            refused_because(first.first().copied().unwrap_or(""))
+        );
     }
-    if field("stopped").and_then(|s| s.as_bool()) == Some(true) {
+    if flag("stopped") {
         return "stopped while it ran".to_owned();
     }
-    if field("timed_out").and_then(|s| s.as_bool()) == Some(true) {
+    if flag("timed_out") {
         return "ran, stopped when it took too long".to_owned();
     }
-    if let Some(code) = field("exit_code")
-        .or_else(|| field("exitCode"))
-        .and_then(|c| c.as_i64())
-    {
+    if let Some(code) = detail.and_then(crate::ToolDetail::exit_code) {
         return format!("ran, exit code {code}");
     }
     if let Some(signal) = field("signal").and_then(|c| c.as_i64()) {

@@ -37,7 +37,7 @@ fn finished(
             call: call.into(),
             ok,
             output: output.into(),
-            detail,
+            detail: detail.map(crate::ToolDetail::from),
         }),
     )
 }
@@ -349,7 +349,7 @@ fn a_held_memory_waits_until_the_owner_keeps_it() {
 fn states_follow_what_happened() {
     use serde_json::json;
     let says = |ok: bool, output: &str, detail: serde_json::Value, said_no: bool| {
-        outcome_words(ok, output, Some(&detail), said_no)
+        outcome_words(ok, output, Some(&detail.into()), said_no)
     };
     assert_eq!(
         says(false, "[exit code 1]", json!({"exit_code": 1}), false),
