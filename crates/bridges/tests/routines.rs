@@ -13,7 +13,7 @@ use std::time::Duration;
 use bot_api::{BotApi, TOKEN};
 use bridges::telegram::Telegram;
 use bridges::{access, ChatApp, Relay, StateFile, Waits};
-use conversations::routine::RunAsChat;
+use conversations::RunAsChat;
 use conversations::{Chats, ChatsConfig, Durability, GuardConfig, Home};
 use engines::{Chunk, ScriptedEngine};
 use protocol::{Body, Mode, Origin};

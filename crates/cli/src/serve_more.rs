@@ -6,7 +6,7 @@ use std::sync::Arc;
 use bridges::state::StateFile;
 use bridges::telegram::{Telegram, DEFAULT_POLL_SECONDS};
 use bridges::{Relay, Waits};
-use conversations::routine::RunAsChat;
+use conversations::RunAsChat;
 use conversations::settings::SETTINGS_FILE;
 use conversations::{Chats, Home, Secrets, Settings};
 

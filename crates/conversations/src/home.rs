@@ -5,6 +5,9 @@ use std::path::{Path, PathBuf};
 
 use crate::private_file::{create_private_dir, open_to_others};
 
+/// Where deleted chats wait before they are gone for good.
+pub const TRASH_DIR: &str = "trash";
+
 #[derive(Debug)]
 pub enum HomeError {
     /// No `--home`, no `CONCH_HOME`, and no `HOME` to put `.conch` in.

@@ -5,7 +5,6 @@ pub mod artifact;
 pub mod auto_review;
 mod engine_box;
 pub use engine_box::EngineBox;
-pub use trash::Trashed;
 mod broker;
 pub mod browsing;
 mod carried;
@@ -36,11 +35,11 @@ pub mod security;
 pub mod settings;
 mod skill_use;
 mod transcript;
-mod trash;
 mod turn;
 
 pub use chat::{Chat, Posted, MAX_MESSAGE_CHARS};
 pub use chats::{
+    RunAsChat, Trashed,
     ChatSummary, Chats, ChatsConfig, GuardConfig, NewChat, DEFAULT_MAX_STEPS, TRASH_DAYS,
 };
 pub use error::ChatError;

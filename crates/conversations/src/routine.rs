@@ -3,18 +3,15 @@
 //! the guard's `runs-later.routine`), and each run of a routine as its own
 //! chat, origin `routine`, nobody there.
 
-use std::future::Future;
-use std::pin::Pin;
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 
-use protocol::{Action, MarkSource, Origin, Speaker, ToolSpec};
+use protocol::{Action, ToolSpec};
 use routines::store::NewRoutine;
-use routines::{Routine, Schedule};
+use routines::Schedule;
 use serde_json::json;
 use tools::Outcome;
 
 use crate::chat::Chat;
-use crate::chats::{Chats, NewChat};
 
 pub const TOOL: &str = "routine_create";
 
@@ -92,72 +89,5 @@ pub async fn run(chat: &Arc<Chat>, input: &serde_json::Value) -> Outcome {
         },
         Ok(Err(e)) => Outcome::failed(e.to_string()),
         Err(_) => Outcome::failed("The routine couldn't be saved."),
-    }
-}
-
-impl Chats {
-    /// One run of a routine: a new chat (origin `routine`, nobody there)
-    /// asked the routine's task, in the routine's mode and folder. It
-    /// starts with what the chat the routine was made in had read, and
-    /// with the words of anyone else who wrote there.
-    pub async fn run_routine(&self, routine: &Routine) -> Result<Arc<Chat>, crate::ChatError> {
-        let chat = self
-            .create_run(
-                NewChat {
-                    work: routine.work.clone(),
-                    mode: routine.mode,
-                    origin: Some(Origin::Routine),
-                    ..NewChat::default()
-                },
-                &routine.id,
-            )
-            .await?;
-        let from = routine
-            .made_in
-            .as_deref()
-            .and_then(|m| m.strip_prefix("chat:"))
-            .map(str::to_owned);
-        for what in &routine.carries {
-            chat.mark_from(
-                MarkSource::Carried,
-                format!("the chat this routine was made in ({what})"),
-                None,
-                from.clone(),
-            )
-            .await?;
-        }
-        for who in &routine.asked_by {
-            chat.mark_from(MarkSource::Person, who.clone(), None, from.clone())
-                .await?;
-        }
-        chat.post_as(
-            Speaker::Routine,
-            &routine.task,
-            Some(routine.name.clone()),
-            None,
-        )
-        .await?;
-        Ok(chat)
-    }
-}
-
-/// Starts routines' runs as chats: what the scheduler is given.
-pub struct RunAsChat(pub Weak<Chats>);
-
-impl routines::Runner for RunAsChat {
-    fn run(
-        &self,
-        routine: Routine,
-        _due: i64,
-    ) -> Pin<Box<dyn Future<Output = Result<String, String>> + Send + 'static>> {
-        let chats = self.0.clone();
-        Box::pin(async move {
-            let chats = chats.upgrade().ok_or("Conch is stopping.")?;
-            let chat = chats
-                .run_routine(&routine)
-                .await
-                .map_err(|e| e.to_string())?;
-            Ok(chat.id.clone())
-        })
     }
 }

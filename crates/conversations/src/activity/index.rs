@@ -326,7 +326,7 @@ impl Activity {
         self.chats_dir
             .parent()
             .unwrap_or(&self.chats_dir)
-            .join(crate::chats::TRASH_DIR)
+            .join(crate::home::TRASH_DIR)
             .join("chats")
     }
 

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::chats::{peek, Chats, DELETED_FILE, TRASH_DAYS, TRASH_DIR};
+use super::{peek, Chats, DELETED_FILE, TRASH_DAYS, TRASH_DIR};
 use crate::error::ChatError;
 use crate::ids;
 use crate::log::LOG_FILE;

@@ -168,14 +168,18 @@ pub struct ChatSummary {
     pub messages: u64,
 }
 
-/// Where deleted chats wait before they are gone for good.
-pub const TRASH_DIR: &str = "trash";
+pub use crate::home::TRASH_DIR;
 
 /// How long the trash keeps a deleted chat.
 pub const TRASH_DAYS: u64 = 30;
 
 /// How much of an unopened chat's log a list reads for its title.
 const SUMMARY_BYTES: u64 = 64 * 1024;
+
+mod routines;
+mod trash;
+pub use routines::RunAsChat;
+pub use trash::Trashed;
 
 impl Chats {
     pub fn new(
