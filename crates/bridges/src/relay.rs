@@ -88,7 +88,7 @@ impl Relay {
         let questions =
             Questions::start(app.clone(), state.clone(), chats.clone(), owner_name, waits);
         chats.notify().add_channel(questions.clone());
-        chats.notify().start(&chats);
+        chats.start_notices();
         Arc::new(Relay {
             app,
             chats,

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use bridges::state::StateFile;
 use bridges::telegram::{Telegram, DEFAULT_POLL_SECONDS};
 use bridges::{Relay, Waits};
-use conversations::RunAsChat;
 use conversations::settings::SETTINGS_FILE;
+use conversations::RunAsChat;
 use conversations::{Chats, Home, Secrets, Settings};
 
 /// What was started: the lines `conch serve` prints, and a chat app whose
@@ -28,7 +28,7 @@ pub fn start(home: &Home, settings: &Settings, chats: &Arc<Chats>) -> Started {
     {
         notify.set_choices(choices);
     }
-    notify.start(chats);
+    chats.start_notices();
 
     let root = home.root().to_path_buf();
     let zone_home = root.clone();

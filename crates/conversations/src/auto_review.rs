@@ -17,8 +17,8 @@ use engines::{Engine, EngineError};
 use protocol::{Action, Body, Event, ReviewJudged, ReviewOutcome};
 use tools::{Cancel, ToolCall};
 
-use crate::chat::Chat;
 use crate::log::LogError;
+use crate::state::Core;
 
 pub use crate::settings::ReviewConfig;
 
@@ -81,7 +81,7 @@ fn rejections(events: &[Event], turn: u64) -> u32 {
 /// What review reads of the log after `after`: the messages (its input)
 /// and this turn's judgements (its budget). Only those lines are parsed, so
 /// a long chat of tool output costs a scan, not a parse.
-fn read_log(chat: &Chat, after: u64) -> Result<(Vec<Event>, u64), LogError> {
+fn read_log(chat: &Core, after: u64) -> Result<(Vec<Event>, u64), LogError> {
     let lines = chat.log.lines_after(after, usize::MAX)?;
     let last = lines.last().map_or(after, |(seq, _)| *seq);
     let events = lines
@@ -96,7 +96,7 @@ fn read_log(chat: &Chat, after: u64) -> Result<(Vec<Event>, u64), LogError> {
 }
 
 /// The reviewer's refusals in this turn, and how many it may make.
-pub(crate) fn budget(chat: &Chat, turn: u64) -> Result<Input, LogError> {
+pub(crate) fn budget(chat: &Core, turn: u64) -> Result<Input, LogError> {
     let (events, _) = read_log(chat, 0)?;
     Ok(Input::Budget {
         used: rejections(&events, turn),
@@ -105,7 +105,7 @@ pub(crate) fn budget(chat: &Chat, turn: u64) -> Result<Input, LogError> {
 }
 
 /// The page a browser action acts on, as the reviewer would read it.
-pub(crate) async fn page(chat: &Chat) -> Result<Page, String> {
+pub(crate) async fn page(chat: &Core) -> Result<Page, String> {
     crate::browsing::look(chat).await.map(|s| Page {
         hidden_values: s.hidden_values,
         complete: s.complete,
@@ -118,7 +118,7 @@ pub(crate) async fn page(chat: &Chat) -> Result<Page, String> {
 /// since the input was read. `classify` reads a call's arguments the way
 /// the turn does.
 pub(crate) async fn ask(
-    chat: &Chat,
+    chat: &Core,
     call: &ToolCall,
     action: &Action,
     page: Option<&str>,
@@ -168,7 +168,7 @@ pub(crate) async fn ask(
 /// Writes what became of one call's review as `review.judged`; a page a
 /// browser action was allowed on is kept for it.
 pub(crate) async fn record(
-    chat: &Chat,
+    chat: &Core,
     turn: u64,
     call: &str,
     judged: Judged,

@@ -1,165 +1,52 @@
-//! One open chat: its log, and the runner that takes turns for its messages.
+//! One open chat, as everyone outside sees it: what the owner (or a script,
+//! or a chat app) does to it, and the runner that takes turns for its
+//! messages. Its state is its [`Core`], which turns are given.
 //!
 //! Messages are never refused because a turn is running: each is written to
 //! the log at once (so its place in the chat is fixed and it is safe on disk),
 //! and the runner starts another turn for whatever arrived during the last
 //! one. One runner per chat, so turns never overlap.
 
-use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use engines::Engine;
-use protocol::{Body, Event, Message, Mode, SkillBy, Speaker};
-use tools::{Cancel, ToolBox};
+use std::time::{Duration, Instant};
 
-use crate::broker::Waiters;
+use protocol::{
+    Answer, Body, ChatArchived, ChatRenamed, EndReason, GrantRevoked, Message, ModelChanged,
+    PermissionAnswered, SkillBy, Speaker,
+};
+
 use crate::error::ChatError;
-use crate::log::ChatLog;
 
 pub use crate::error::MAX_MESSAGE_CHARS;
 
+use crate::state::Core;
+pub use crate::state::Posted;
+
+/// The longest name a chat takes.
+pub const MAX_TITLE_CHARS: usize = 200;
+
+/// One open chat. Its state ([`Core`]) is what a turn is given; reading a
+/// chat's fields reads its core's.
 pub struct Chat {
-    pub id: String,
-    pub work: PathBuf,
-    pub log: ChatLog,
-    /// The chat that started this one, for a helper.
-    pub parent: Option<String>,
-    /// For an `artifact` chat (a pinned app's Refresh): the one artifact it
-    /// may update.
-    pub(crate) refreshes: Option<String>,
-    /// What every chat of one `Chats` shares.
-    pub(crate) shared: Shared,
-    /// What changes while the chat is open.
-    pub(crate) live: Live,
+    core: Arc<Core>,
 }
 
-/// What changes while a chat is open: the turn running now, its waiters,
-/// and what Auto's reviewer allowed.
-pub(crate) struct Live {
-    /// The engine the running (or last) turn was picked to run on; the
-    /// reviewer asks the same model.
-    pub turn_engine: Mutex<Option<Arc<dyn Engine>>>,
-    /// Skills' lists as they are now, for holds recorded without one; read
-    /// at the start of each turn.
-    pub skill_lists: Mutex<std::collections::BTreeMap<String, protocol::SkillPermissions>>,
-    pub running: Mutex<bool>,
-    /// Stop for the turn running now.
-    pub current: Mutex<Option<Cancel>>,
-    pub waiters: Waiters,
-    /// Answers, mode changes and ended questions are decided one at a time,
-    /// so two answers to one question can't both land.
-    pub decisions: tokio::sync::Mutex<()>,
-    /// The redacted page Auto's reviewer allowed a browser click on, by
-    /// call: the click happens only on that page, exactly.
-    pub reviewed_pages: Mutex<std::collections::HashMap<String, String>>,
-}
-
-/// What every chat of one `Chats` shares.
-pub(crate) struct Shared {
-    pub engine: Arc<dyn Engine>,
-    pub tools: Arc<dyn ToolBox>,
-    pub policies: Arc<guard::Settings>,
-    pub skills: Option<Arc<skills::Catalog>>,
-    pub chats: std::sync::Weak<crate::chats::Chats>,
-    pub artifacts: artifacts::Store,
-    pub switches: Arc<crate::safety::Switches>,
-    pub review: crate::settings::ReviewConfig,
-    pub max_steps: usize,
-    pub memories: Arc<memory::Store>,
-}
-
-/// A message as written.
-#[derive(Debug, Clone)]
-pub struct Posted {
-    pub event: Event,
-    /// A turn was running, so this message waits for the next one.
-    pub queued: bool,
+impl std::ops::Deref for Chat {
+    type Target = Core;
+    fn deref(&self) -> &Core {
+        &self.core
+    }
 }
 
 impl Chat {
-    pub(crate) fn new(id: String, work: PathBuf, log: ChatLog, shared: Shared) -> Chat {
-        let parent = log.with_view(|v| v.created.as_ref().and_then(|c| c.parent.clone()));
-        let refreshes = log.with_view(|v| {
-            v.created
-                .as_ref()
-                .filter(|c| c.origin == protocol::Origin::Artifact)
-                .map(|c| c.artifact.clone().unwrap_or_default())
-        });
-        Chat {
-            id,
-            work,
-            log,
-            parent,
-            refreshes,
-            shared,
-            live: Live {
-                turn_engine: Mutex::new(None),
-                skill_lists: Mutex::new(Default::default()),
-                running: Mutex::new(false),
-                current: Mutex::new(None),
-                waiters: Waiters::default(),
-                decisions: tokio::sync::Mutex::new(()),
-                reviewed_pages: Mutex::default(),
-            },
-        }
+    pub(crate) fn wrap(core: Arc<Core>) -> Chat {
+        Chat { core }
     }
 
-    /// Picks the engine for a turn that is starting: the provider the chat
-    /// picked, else the default one (see `models.rs`), else the engine the
-    /// chats were made with.
-    pub(crate) async fn pick_engine(&self) -> Arc<dyn Engine> {
-        let picked = self.log.with_view(|v| v.provider.clone());
-        let models = self
-            .shared
-            .chats
-            .upgrade()
-            .and_then(|c| c.models().cloned());
-        let engine = match models {
-            Some(models) => tokio::task::spawn_blocking(move || models.pick(picked.as_deref()))
-                .await
-                .ok()
-                .flatten()
-                .map(|p| p.engine),
-            None => None,
-        }
-        .unwrap_or_else(|| self.shared.engine.clone());
-        *self
-            .live
-            .turn_engine
-            .lock()
-            .unwrap_or_else(|p| p.into_inner()) = Some(engine.clone());
-        engine
-    }
-
-    /// The engine of the running (or last) turn.
-    pub(crate) fn engine_now(&self) -> Arc<dyn Engine> {
-        self.live
-            .turn_engine
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
-            .unwrap_or_else(|| self.shared.engine.clone())
-    }
-
-    /// What the guard is given besides the chat: the mode and tool policies.
-    pub(crate) fn guard_settings(&self, mode: Mode) -> guard::Settings {
-        guard::Settings {
-            mode,
-            skill_lists: self
-                .live
-                .skill_lists
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .clone(),
-            check_after_reading: self.shared.switches.check_after_reading(),
-            // Read at every call: a tool turned off while a review was
-            // pending is off when the call would run.
-            policies: with_apps(
-                self.shared.switches.policies(),
-                self.shared.tools.app_policies(),
-            ),
-            ..(*self.shared.policies).clone()
-        }
+    /// The state a turn is given.
+    pub(crate) fn core(&self) -> &Arc<Core> {
+        &self.core
     }
 
     /// A person stops holding the chat to a skill's list. Never while a turn
@@ -192,19 +79,6 @@ impl Chat {
             }))
             .await?;
         Ok(())
-    }
-
-    /// Stops the running turn: the engine, a waiting question, a running
-    /// command. Messages queued behind it don't start a turn by themselves.
-    /// False when no turn was running.
-    pub fn stop(&self) -> bool {
-        match &*self.live.current.lock().unwrap_or_else(|p| p.into_inner()) {
-            Some(cancel) => {
-                cancel.cancel();
-                true
-            }
-            None => false,
-        }
     }
 
     /// The owner writes; a turn runs for it. A message that starts with
@@ -306,82 +180,6 @@ impl Chat {
         Ok(Posted { event, queued })
     }
 
-    /// Records that the chat took in something from outside. The first mark
-    /// carries the transcript's quiet line.
-    pub(crate) async fn mark(
-        &self,
-        source: protocol::MarkSource,
-        what: String,
-        call: Option<String>,
-    ) -> Result<(), crate::log::LogError> {
-        self.mark_from(source, what, call, None).await
-    }
-
-    /// A mark, saying for a carried one which chat it came from.
-    pub(crate) async fn mark_from(
-        &self,
-        source: protocol::MarkSource,
-        what: String,
-        call: Option<String>,
-        from: Option<String>,
-    ) -> Result<(), crate::log::LogError> {
-        self.mark_with(source, what, call, from, None).await
-    }
-
-    /// A mark that came with a file: the path is kept, so the owner can
-    /// clear the file's mark from the card of the call that read it.
-    pub(crate) async fn mark_with(
-        &self,
-        source: protocol::MarkSource,
-        what: String,
-        call: Option<String>,
-        from: Option<String>,
-        path: Option<String>,
-    ) -> Result<(), crate::log::LogError> {
-        let (first, then) = self.log.with_view(|v| {
-            let mode = v.mode.unwrap_or(protocol::Mode::Ask);
-            (
-                !v.is_marked(),
-                guard::after_reading(mode, v, self.shared.switches.check_after_reading()),
-            )
-        });
-        let says = first.then(|| guard::words::first_mark(source, &what, then));
-        self.log
-            .append(Body::Taint(protocol::Taint {
-                source,
-                what,
-                call,
-                says,
-                from,
-                path,
-            }))
-            .await?;
-        Ok(())
-    }
-
-    /// Keeps the page the reviewer allowed `call`'s click on.
-    pub(crate) fn keep_reviewed_page(&self, call: &str, page: String) {
-        self.live
-            .reviewed_pages
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(call.to_owned(), page);
-    }
-
-    /// The page the reviewer allowed `call` on, once.
-    pub(crate) fn take_reviewed_page(&self, call: &str) -> Option<String> {
-        self.live
-            .reviewed_pages
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(call)
-    }
-
-    /// Whether a turn is running or about to.
-    pub fn is_running(&self) -> bool {
-        *self.live.running.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
     /// Starts the runner unless it is already going. The runner checks for
     /// waiting messages under the same lock before it stops, and the log's
     /// view is updated before an append is acknowledged, so a message is
@@ -405,7 +203,7 @@ impl Chat {
                     return;
                 }
             }
-            if let Err(e) = crate::turn::run(&self).await {
+            if let Err(e) = crate::turn::run(self.core()).await {
                 crate::warn(&format!(
                     "Chat {}: a turn couldn't be written: {e}",
                     self.id
@@ -415,22 +213,178 @@ impl Chat {
             }
         }
     }
-}
-
-/// The owner's tool policies with their apps' (read from Apps at each
-/// call): a tool refused by either is refused; otherwise the apps' choice
-/// counts unless it only follows the mode.
-fn with_apps(
-    mut policies: std::collections::BTreeMap<String, guard::Policy>,
-    apps: std::collections::BTreeMap<String, guard::Policy>,
-) -> std::collections::BTreeMap<String, guard::Policy> {
-    for (tool, app) in apps {
-        let merged = match policies.get(&tool).copied() {
-            Some(own) if own.refuses_all() => own,
-            Some(own) if app == guard::Policy::Mode => own,
-            _ => app,
-        };
-        policies.insert(tool, merged);
+    /// The owner (or a script's key) answers a waiting question.
+    pub async fn answer(&self, ask: &str, answer: Answer, by: String) -> Result<(), ChatError> {
+        self.answer_with(ask, answer, false, by).await
     }
-    policies
+
+    /// The same, saying whether an `always` is the narrower choice (the
+    /// question's `narrow`: this command's program only) rather than the
+    /// tool's. A narrower answer to a question that didn't offer one counts
+    /// as once, as an `always` to one that offered none does.
+    pub async fn answer_with(
+        &self,
+        ask: &str,
+        answer: Answer,
+        narrow: bool,
+        by: String,
+    ) -> Result<(), ChatError> {
+        let _one_at_a_time = self.live.decisions.lock().await;
+        if self.log.with_view(|v| v.pending_ask(ask).is_none()) {
+            return Err(ChatError::NotWaiting(ask.chars().take(40).collect()));
+        }
+        self.log
+            .append(Body::PermissionAnswered(PermissionAnswered {
+                ask: ask.to_owned(),
+                answer,
+                by,
+                narrow: narrow && answer == Answer::Always,
+            }))
+            .await?;
+        self.live.waiters.wake(ask, answer);
+        Ok(())
+    }
+
+    /// Changes the chat's mode. It holds from the next decision; each call
+    /// waiting on a question reads the chat again through its approval, and
+    /// one the new mode allows is answered by the mode
+    /// ([`Chat::answer_by_mode`]).
+    pub async fn set_mode(&self, mode: protocol::Mode) -> Result<(), ChatError> {
+        let _one_at_a_time = self.live.decisions.lock().await;
+        self.log
+            .append(Body::ModeChanged(protocol::ModeChanged { mode }))
+            .await?;
+        // An engine running its own turn (Claude Code) switches too.
+        if let Some(native) = self.shared.engine.native() {
+            native.set_mode(&self.id, mode);
+        }
+        self.live.waiters.mode_changed();
+        Ok(())
+    }
+    /// Takes back an "always" in force (`key`, as the chat's grants name
+    /// it): what it let through asks again from the next call. False when
+    /// no such "always" is in force.
+    pub async fn revoke_grant(&self, key: &str, by: &str) -> Result<bool, ChatError> {
+        let _one_at_a_time = self.live.decisions.lock().await;
+        if !self.log.with_view(|v| v.always.contains(key)) {
+            return Ok(false);
+        }
+        self.log
+            .append(Body::GrantRevoked(GrantRevoked {
+                key: key.to_owned(),
+                by: by.to_owned(),
+            }))
+            .await?;
+        Ok(true)
+    }
+
+    /// Names the chat. The name is plain text: one line, as typed.
+    pub async fn rename(&self, title: &str) -> Result<String, ChatError> {
+        let title: String = title
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .chars()
+            .filter(|c| !c.is_control())
+            .take(MAX_TITLE_CHARS)
+            .collect();
+        if title.is_empty() {
+            return Err(ChatError::EmptyTitle);
+        }
+        self.log
+            .append(Body::ChatRenamed(ChatRenamed {
+                title: title.clone(),
+            }))
+            .await?;
+        Ok(title)
+    }
+
+    /// Puts the chat away (out of the list), or brings it back.
+    pub async fn archive(&self, archived: bool) -> Result<(), ChatError> {
+        if self.log.with_view(|v| v.archived) != archived {
+            self.log
+                .append(Body::ChatArchived(ChatArchived { archived }))
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// The provider for the chat's next turns; None goes back to the
+    /// default. A turn running now keeps the engine it started with.
+    pub async fn pick_model(&self, provider: Option<String>) -> Result<(), ChatError> {
+        self.log
+            .append(Body::ModelChanged(ModelChanged { provider }))
+            .await?;
+        Ok(())
+    }
+
+    /// Waits a moment for a turn that has just ended to let go (the runner
+    /// looks for queued messages before it stops), then says whether the
+    /// chat is idle.
+    pub async fn idle_soon(&self) -> bool {
+        let settle = Instant::now() + Duration::from_secs(1);
+        while self.is_running()
+            && self.log.with_view(|v| v.open_turn.is_none())
+            && Instant::now() < settle
+        {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        !self.is_running() && self.log.with_view(|v| v.open_turn.is_none())
+    }
+
+    /// Tries a failed answer again: the owner's last message, sent again in
+    /// its own place (`replaces`), so a new turn answers it. The failed
+    /// turn stays in the log.
+    pub async fn retry(self: &Arc<Self>) -> Result<Posted, ChatError> {
+        if !self.idle_soon().await {
+            return Err(ChatError::Working);
+        }
+        let (failed, last) = self.log.with_view(|v| {
+            (
+                matches!(
+                    v.last_end,
+                    Some(EndReason::Error | EndReason::Interrupted | EndReason::Stopped)
+                ),
+                v.last_owner.clone(),
+            )
+        });
+        let Some((seq, text)) = last.filter(|_| failed) else {
+            return Err(ChatError::NothingToRetry);
+        };
+        self.post_replacing(&text, Some(seq)).await
+    }
+
+    /// Regenerate: a new answer to the owner's last message, whatever
+    /// became of the last one (a good answer too), sent again in its own
+    /// place. The old answer stays in the log.
+    pub async fn regenerate(self: &Arc<Self>) -> Result<Posted, ChatError> {
+        if !self.idle_soon().await {
+            return Err(ChatError::Working);
+        }
+        let (ended, last) = self
+            .log
+            .with_view(|v| (v.last_end.is_some(), v.last_owner.clone()));
+        let Some((seq, text)) = last.filter(|_| ended) else {
+            return Err(ChatError::NothingToRegenerate);
+        };
+        self.post_replacing(&text, Some(seq)).await
+    }
+
+    /// Edit and resend: `text` in place of the owner's last message
+    /// (`replaces` must be its `seq`). A new turn answers it; the old
+    /// message and its answer stay in the log.
+    pub async fn edit_and_resend(
+        self: &Arc<Self>,
+        replaces: u64,
+        text: &str,
+    ) -> Result<Posted, ChatError> {
+        if !self.idle_soon().await {
+            return Err(ChatError::Working);
+        }
+        let last = self.log.with_view(|v| v.last_owner.as_ref().map(|l| l.0));
+        if last != Some(replaces) {
+            return Err(ChatError::NotLastMessage);
+        }
+        self.post_replacing(text, Some(replaces)).await
+    }
 }

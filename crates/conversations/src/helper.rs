@@ -11,8 +11,8 @@ use protocol::{Body, MarkSource, Mode, Origin, SkillBy, SkillUsed, Speaker, Tool
 use serde_json::json;
 use tools::{Cancel, Outcome};
 
-use crate::chat::Chat;
-use crate::chats::NewChat;
+use crate::state::Core;
+use crate::state::NewChat;
 
 pub const TOOL: &str = "delegate";
 
@@ -35,7 +35,7 @@ pub fn task_of(input: &serde_json::Value) -> Result<String, String> {
     }
 }
 
-fn carried(parent: &Chat, hold: &protocol::Hold) -> SkillUsed {
+fn carried(parent: &Core, hold: &protocol::Hold) -> SkillUsed {
     // The words the parent was given, so the helper is steered the same way.
     let instructions = parent
         .log
@@ -63,7 +63,7 @@ fn carried(parent: &Chat, hold: &protocol::Hold) -> SkillUsed {
     }
 }
 
-pub(crate) async fn run(parent: &Arc<Chat>, task: &str, cancel: &Cancel) -> Outcome {
+pub(crate) async fn run(parent: &Arc<Core>, task: &str, cancel: &Cancel) -> Outcome {
     if parent.parent.is_some() {
         return Outcome::failed("A helper can't hand work to helpers of its own. Do it here.");
     }
@@ -108,7 +108,10 @@ pub(crate) async fn run(parent: &Arc<Chat>, task: &str, cancel: &Cancel) -> Outc
         return Outcome::failed("The helper couldn't start: its log can't be written.");
     }
     let start = helper.log.last_seq();
-    if let Err(e) = helper.post_as(Speaker::Task, task, None, None).await {
+    if let Err(e) = chats
+        .post(helper.id.clone(), Speaker::Task, task.to_owned())
+        .await
+    {
         return Outcome::failed(format!("The helper couldn't start: {e}"));
     }
     // Until its turn ends (or this one is stopped).

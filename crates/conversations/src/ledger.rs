@@ -27,7 +27,7 @@ use protocol::{Action, MarkSource};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::chat::Chat;
+use crate::state::Core;
 
 pub const LEDGER_FILE: &str = "ledger.jsonl";
 
@@ -288,7 +288,7 @@ impl Ledger {
 /// (`path:…`, as search_files and Grep show a match; a listing only names
 /// it, and doesn't mark). For Conch's own tools and the engines'.
 pub(crate) async fn after_call(
-    chat: &Chat,
+    chat: &Core,
     call: &str,
     action: &Action,
     ok: bool,
@@ -420,7 +420,7 @@ fn changed_since(work: &Path, since: std::time::SystemTime) -> Vec<std::path::Pa
 /// After a command in a marked chat: the work folder's files it changed
 /// (changed since it began) are noted as the chat's writes, so a later
 /// reader of them is marked as if a file tool had written them.
-pub(crate) async fn after_command(chat: &Chat, began: std::time::SystemTime) {
+pub(crate) async fn after_command(chat: &Core, began: std::time::SystemTime) {
     let (mut marks, others) = chat.log.with_view(crate::carried::in_words);
     marks.extend(others.into_iter().map(|o| format!("had {o}'s words in it")));
     if marks.is_empty() {

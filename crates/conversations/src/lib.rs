@@ -9,7 +9,6 @@ mod broker;
 pub mod browsing;
 mod carried;
 mod chat;
-mod chat_admin;
 mod chats;
 pub mod checkup;
 mod error;
@@ -34,13 +33,14 @@ pub mod secrets;
 pub mod security;
 pub mod settings;
 mod skill_use;
+mod state;
 mod transcript;
 mod turn;
 
 pub use chat::{Chat, Posted, MAX_MESSAGE_CHARS};
 pub use chats::{
-    RunAsChat, Trashed,
-    ChatSummary, Chats, ChatsConfig, GuardConfig, NewChat, DEFAULT_MAX_STEPS, TRASH_DAYS,
+    ChatSummary, Chats, ChatsConfig, GuardConfig, NewChat, RunAsChat, Trashed, DEFAULT_MAX_STEPS,
+    TRASH_DAYS,
 };
 pub use error::ChatError;
 pub use home::{Home, HomeError};

@@ -12,9 +12,9 @@ use engines::{BoxFuture, Gate, NativeCall, NativeEngine, NativeEvent, NativeTurn
 use protocol::{Action, Body, Mode, Reply, ToolCalled, ToolFinished};
 use tools::{Cancel, ToolCall};
 
-use crate::chat::Chat;
 use crate::log::LogError;
 use crate::permission::{drive, Permission};
+use crate::state::Core;
 
 /// What the gate knows of each call it has seen.
 #[derive(Default)]
@@ -34,7 +34,7 @@ struct Seen {
 /// (`mcp__server__tool`) goes by the owner's apps: its one name, and
 /// whether it only reads as the apps say it (never as the call says).
 fn native_action(
-    chat: &Chat,
+    chat: &Core,
     tool: &str,
     input: &serde_json::Value,
     sealed: bool,
@@ -62,7 +62,7 @@ fn native_action(
 /// The owner's apps for a native engine: each one Conch relays to, for
 /// this chat's work folder (`conch --home HOME apps relay NAME --work
 /// DIR`).
-fn native_apps(chat: &Chat) -> Vec<engines::NativeApp> {
+fn native_apps(chat: &Core) -> Vec<engines::NativeApp> {
     let Some(home) = chat
         .shared
         .chats
@@ -97,7 +97,7 @@ fn native_apps(chat: &Chat) -> Vec<engines::NativeApp> {
 }
 
 struct ChatGate {
-    chat: Arc<Chat>,
+    chat: Arc<Core>,
     turn: u64,
     cancel: Cancel,
     seen: Mutex<Seen>,
@@ -329,7 +329,7 @@ fn prompt_since_last_turn(events: &[protocol::Event]) -> String {
 
 /// Runs one turn on a native engine.
 pub(crate) async fn run(
-    chat: &Arc<Chat>,
+    chat: &Arc<Core>,
     engine: &dyn NativeEngine,
     turn: u64,
     cancel: &Cancel,
@@ -407,7 +407,7 @@ pub(crate) async fn run(
 }
 
 async fn log_event(
-    chat: &Arc<Chat>,
+    chat: &Arc<Core>,
     gate: &ChatGate,
     turn: u64,
     event: NativeEvent,

@@ -29,7 +29,7 @@ use protocol::{Body, Event, Origin};
 use serde::Serialize;
 use tokio::sync::{broadcast, mpsc};
 
-use crate::chats::Chats;
+use crate::state::Registry;
 
 /// One thing the owner is told.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -125,10 +125,10 @@ impl Default for Notify {
 impl Notify {
     /// Starts building notices from the chats' appends. Until then (and in
     /// tests that don't), nothing is sent.
-    pub fn start(self: &Arc<Self>, chats: &Arc<Chats>) {
+    pub(crate) fn start(self: &Arc<Self>, chats: Weak<dyn Registry>) {
         let (tx, rx) = mpsc::unbounded_channel();
         if self.queue.set(tx).is_ok() {
-            tokio::spawn(build(self.clone(), Arc::downgrade(chats), rx));
+            tokio::spawn(build(self.clone(), chats, rx));
         }
     }
 
@@ -240,7 +240,7 @@ struct Seen {
 
 async fn build(
     notify: Arc<Notify>,
-    chats: Weak<Chats>,
+    chats: Weak<dyn Registry>,
     mut rx: mpsc::UnboundedReceiver<(String, Event)>,
 ) {
     let mut seen: HashMap<String, Seen> = HashMap::new();

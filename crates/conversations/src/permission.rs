@@ -7,14 +7,14 @@
 use std::sync::Arc;
 
 use approval::{Approval, Input, Step};
-use protocol::{Action, Answer, Body, Mode, PermissionRequested};
+use protocol::{Action, Answer, Body, PermissionRequested};
 use serde_json::json;
 use tools::binding::Binding;
 use tools::{Cancel, Outcome, ToolCall};
 
 use crate::broker::Wake;
-use crate::chat::Chat;
 use crate::log::LogError;
+use crate::state::Core;
 
 pub(crate) enum Permission {
     Run,
@@ -22,23 +22,10 @@ pub(crate) enum Permission {
     Stopped,
 }
 
-/// Drives the approval path ([`approval`]) for one host call: the state
-/// machine chooses each step, this does it.
-pub(crate) async fn permission(
-    chat: &Arc<Chat>,
-    turn: u64,
-    call: &ToolCall,
-    action: &Action,
-    cancel: &Cancel,
-) -> Result<Permission, LogError> {
-    let classify = |c: &ToolCall| crate::turn::classify(chat, c);
-    drive(chat, turn, call, action, cancel, &classify).await
-}
-
 /// One call on its way through the approval path, with what the driver
 /// holds between steps.
 struct Driving<'a> {
-    chat: &'a Arc<Chat>,
+    chat: &'a Arc<Core>,
     turn: u64,
     call: &'a ToolCall,
     action: &'a Action,
@@ -52,7 +39,7 @@ struct Driving<'a> {
 /// Drives the approval path for a call of any kind; `classify` reads a
 /// call's arguments the way its kind does (the reviewer reads them again).
 pub(crate) async fn drive(
-    chat: &Arc<Chat>,
+    chat: &Arc<Core>,
     turn: u64,
     call: &ToolCall,
     action: &Action,
@@ -173,38 +160,10 @@ impl Driving<'_> {
         })
     }
 }
-impl Chat {
-    /// Hands `f` the call and the chat as it is now, in its mode: what the
-    /// approval machine decides from.
-    pub(crate) fn with_look<R>(
-        &self,
-        call: &ToolCall,
-        action: &Action,
-        f: impl FnOnce(approval::Call<'_>, &approval::Look<'_>) -> R,
-    ) -> R {
-        let work = self.work.to_string_lossy();
-        let contacts = self.shared.switches.contacts();
-        self.log.with_view(|view| {
-            let settings = self.guard_settings(view.mode.unwrap_or(Mode::Ask));
-            let at = approval::Look {
-                view,
-                settings: &settings,
-                work: &work,
-                contacts: &contacts,
-            };
-            let call = approval::Call {
-                tool: &call.name,
-                action,
-                input: &call.input,
-            };
-            f(call, &at)
-        })
-    }
-}
 
 /// The binding of `action` now, taken off the async threads (it reads
 /// files).
-pub(crate) async fn bind(chat: &Chat, action: &Action, input: &serde_json::Value) -> Binding {
+pub(crate) async fn bind(chat: &Core, action: &Action, input: &serde_json::Value) -> Binding {
     let (a, i, w) = (action.clone(), input.clone(), chat.work.clone());
     match tokio::task::spawn_blocking(move || tools::binding::bind(&a, &i, &w)).await {
         Ok(b) => b,
@@ -294,7 +253,7 @@ fn words_question(action: &Action) -> String {
 }
 /// Where each part of the request came from, from the chat's log.
 fn trace(
-    chat: &Chat,
+    chat: &Core,
     call: &ToolCall,
     action: &Action,
 ) -> Result<Vec<protocol::Provenance>, LogError> {

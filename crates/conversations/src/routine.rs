@@ -11,7 +11,7 @@ use routines::Schedule;
 use serde_json::json;
 use tools::Outcome;
 
-use crate::chat::Chat;
+use crate::state::Core;
 
 pub const TOOL: &str = "routine_create";
 
@@ -56,7 +56,7 @@ pub fn classify(input: &serde_json::Value) -> Result<Action, String> {
 
 /// Makes the routine the owner allowed. The scheduler (watching the
 /// routines file) sees it at once.
-pub async fn run(chat: &Arc<Chat>, input: &serde_json::Value) -> Outcome {
+pub async fn run(chat: &Arc<Core>, input: &serde_json::Value) -> Outcome {
     let Ok(Action::Routine { schedule, task }) = classify(input) else {
         return Outcome::failed("The routine couldn't be read again.");
     };

@@ -10,9 +10,9 @@ use serde_json::json;
 use tokio::sync::mpsc;
 use tools::{Cancel, Outcome, RunContext, ToolCall};
 
-use crate::chat::Chat;
 use crate::log::LogError;
 use crate::permission::Permission;
+use crate::state::Core;
 use crate::transcript;
 
 enum TurnError {
@@ -28,7 +28,7 @@ impl From<LogError> for TurnError {
     }
 }
 
-pub(crate) async fn run(chat: &Arc<Chat>) -> Result<(), LogError> {
+pub(crate) async fn run(chat: &Arc<Core>) -> Result<(), LogError> {
     let cancel = Cancel::default();
     *chat.live.current.lock().unwrap_or_else(|p| p.into_inner()) = Some(cancel.clone());
     let result = run_with(chat, &cancel).await;
@@ -36,7 +36,7 @@ pub(crate) async fn run(chat: &Arc<Chat>) -> Result<(), LogError> {
     result
 }
 
-async fn run_with(chat: &Arc<Chat>, cancel: &Cancel) -> Result<(), LogError> {
+async fn run_with(chat: &Arc<Core>, cancel: &Cancel) -> Result<(), LogError> {
     crate::memories::give(chat).await?;
     let engine = chat.pick_engine().await;
     let started = chat
@@ -83,7 +83,7 @@ async fn run_with(chat: &Arc<Chat>, cancel: &Cancel) -> Result<(), LogError> {
     Ok(())
 }
 
-async fn steps(chat: &Arc<Chat>, turn: u64, cancel: &Cancel) -> Result<(), TurnError> {
+async fn steps(chat: &Arc<Core>, turn: u64, cancel: &Cancel) -> Result<(), TurnError> {
     // The skills on offer, read once a turn (reading scans every skill).
     let skills_offered: Vec<(String, String)> = match &chat.shared.skills {
         Some(catalog) => {
@@ -177,7 +177,7 @@ async fn steps(chat: &Arc<Chat>, turn: u64, cancel: &Cancel) -> Result<(), TurnE
 
 /// One tool call: logged, classified, decided, perhaps asked about, run.
 async fn one_call(
-    chat: &Arc<Chat>,
+    chat: &Arc<Core>,
     turn: u64,
     call: ToolCall,
     cancel: &Cancel,
@@ -216,7 +216,7 @@ async fn one_call(
             return Ok(());
         }
     };
-    match crate::permission::permission(chat, turn, &call, &action, cancel).await? {
+    match permission(chat, turn, &call, &action, cancel).await? {
         Permission::Run => {}
         Permission::Refused(outcome) => {
             chat.log.append(finish(outcome)).await?;
@@ -289,7 +289,7 @@ async fn one_call(
 
 /// Reads a call's arguments into the action it would take: how the turn
 /// classifies, and how review reads them again after looking.
-pub(crate) fn classify(chat: &Chat, call: &ToolCall) -> Result<Action, String> {
+pub(crate) fn classify(chat: &Core, call: &ToolCall) -> Result<Action, String> {
     if let Some(only) = &chat.refreshes {
         let action = if call.name == crate::artifact::UPDATE {
             crate::artifact::classify(&call.name, &call.input)?
@@ -314,7 +314,7 @@ pub(crate) fn classify(chat: &Chat, call: &ToolCall) -> Result<Action, String> {
 }
 
 /// For holds recorded without a list (older logs): each skill's list now.
-async fn refresh_skill_lists(chat: &Arc<Chat>) {
+async fn refresh_skill_lists(chat: &Arc<Core>) {
     let (Some(catalog), true) = (
         chat.shared.skills.clone(),
         chat.log
@@ -338,4 +338,17 @@ async fn refresh_skill_lists(chat: &Arc<Chat>) {
         .skill_lists
         .lock()
         .unwrap_or_else(|p| p.into_inner()) = lists;
+}
+
+/// Drives the approval path ([`approval`]) for one host call: the state
+/// machine chooses each step, this does it.
+async fn permission(
+    chat: &Arc<Core>,
+    turn: u64,
+    call: &ToolCall,
+    action: &Action,
+    cancel: &Cancel,
+) -> Result<Permission, LogError> {
+    let classify = |c: &ToolCall| classify(chat, c);
+    crate::permission::drive(chat, turn, call, action, cancel, &classify).await
 }

@@ -202,7 +202,7 @@ async fn questions_stream_to_open_pages_and_each_way_can_be_turned_off() {
     let res = s.get("/api/notifications").await;
     assert_eq!(res.status(), StatusCode::OK);
     let mut stream = common::SseReader::new(res);
-    s.state.chats.notify().start(&s.state.chats);
+    s.state.chats.start_notices();
     // The mock engine proposes the command in backticks; Ask mode asks.
     let id = s.new_chat().await;
     s.post(

@@ -16,7 +16,7 @@ use artifacts::store::By;
 use artifacts::{Artifact, Kind};
 use protocol::ArtifactAction;
 
-use crate::chat::Chat;
+use crate::state::Core;
 
 /// One fenced block, as written.
 #[derive(Debug, Clone, PartialEq)]
@@ -83,7 +83,7 @@ pub fn split(text: &str) -> Vec<Result<String, Block>> {
     out
 }
 
-async fn make(chat: &Arc<Chat>, block: Block) -> Result<(Artifact, ArtifactAction), String> {
+async fn make(chat: &Arc<Core>, block: Block) -> Result<(Artifact, ArtifactAction), String> {
     let store = chat.shared.artifacts.clone();
     let chat_id = chat.id.clone();
     tokio::task::spawn_blocking(move || match (&block.id, &block.kind) {
@@ -109,7 +109,7 @@ async fn make(chat: &Arc<Chat>, block: Block) -> Result<(Artifact, ArtifactActio
 
 /// Takes the blocks out of `text`, makes each an artifact, and returns
 /// the reply as it is kept.
-pub async fn take_blocks(chat: &Arc<Chat>, text: &str) -> String {
+pub async fn take_blocks(chat: &Arc<Core>, text: &str) -> String {
     if !text.contains("```artifact") {
         return text.to_owned();
     }

@@ -10,7 +10,7 @@ use protocol::{Action, ArtifactAction, ArtifactEvent, Body, ToolSpec};
 use serde_json::{json, Value};
 use tools::Outcome;
 
-use crate::chat::Chat;
+use crate::state::Core;
 
 pub const CREATE: &str = "artifact_create";
 pub const UPDATE: &str = "artifact_update";
@@ -90,7 +90,7 @@ pub fn classify(name: &str, input: &Value) -> Result<Action, String> {
 }
 
 /// The owner's latest words: what the artifact is made for.
-fn request(chat: &Chat) -> Option<String> {
+fn request(chat: &Core) -> Option<String> {
     let events = chat.log.events_after(0).ok()?;
     events.iter().rev().find_map(|e| match &e.body {
         Body::Message(m) if m.from == protocol::Speaker::Owner => Some(m.text.clone()),
@@ -118,7 +118,7 @@ pub(crate) fn told(verb: &str, artifact: &Artifact) -> String {
 
 /// Records `artifact` in the chat.
 pub(crate) async fn record(
-    chat: &Chat,
+    chat: &Core,
     artifact: &Artifact,
     action: ArtifactAction,
     call: Option<String>,
@@ -149,7 +149,7 @@ pub(crate) async fn record(
 }
 
 /// Makes or updates an artifact for a tool call.
-pub async fn run(chat: &Arc<Chat>, call_id: &str, name: &str, input: &Value) -> Outcome {
+pub async fn run(chat: &Arc<Core>, call_id: &str, name: &str, input: &Value) -> Outcome {
     let store = chat.shared.artifacts.clone();
     let refresh = chat.refreshes.clone();
     let content = field(input, "content").unwrap_or("").to_owned();

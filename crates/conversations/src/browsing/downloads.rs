@@ -16,10 +16,10 @@ use std::sync::Weak;
 use browser::Downloaded;
 use tokio::sync::mpsc::UnboundedReceiver;
 
-use crate::chats::Chats;
+use crate::state::Registry;
 
 /// Moves every finished download to its chat, until the browser is gone.
-pub(crate) async fn watch(chats: Weak<Chats>, mut downloads: UnboundedReceiver<Downloaded>) {
+pub(crate) async fn watch(chats: Weak<dyn Registry>, mut downloads: UnboundedReceiver<Downloaded>) {
     while let Some(d) = downloads.recv().await {
         let Some(chat) = chats.upgrade().and_then(|c| c.get(&d.chat).ok()) else {
             let _ = std::fs::remove_file(&d.staged);

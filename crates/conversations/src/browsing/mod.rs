@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use browser::Browser;
 
-use crate::chat::Chat;
+use crate::state::Core;
 
 pub(crate) use classify::{is_browser_tool, specs};
 pub use classify::{BACK, CLICK, OPEN, SCREENSHOT, SNAPSHOT, TYPE};
@@ -26,22 +26,19 @@ pub(crate) use run::run;
 pub(crate) use sent::watch as watch_sent;
 
 /// The browser `chat` uses, if Conch has one.
-pub(crate) fn browser_of(chat: &Chat) -> Option<Arc<Browser>> {
-    chat.shared
-        .chats
-        .upgrade()
-        .and_then(|c| c.browser().cloned())
+pub(crate) fn browser_of(chat: &Core) -> Option<Arc<Browser>> {
+    chat.shared.chats.upgrade().and_then(|c| c.browser())
 }
 
 /// What `call` does in `chat`, read against its page now.
-pub(crate) fn classify(chat: &Chat, call: &tools::ToolCall) -> Result<protocol::Action, String> {
+pub(crate) fn classify(chat: &Core, call: &tools::ToolCall) -> Result<protocol::Action, String> {
     let known = browser_of(chat).and_then(|b| b.known(&chat.id));
     classify::classify(known.as_ref(), &call.name, &call.input)
 }
 
 /// The page of `chat` as it is now, for Auto's reviewer (which sees its
 /// redacted text), without changing anything.
-pub(crate) async fn look(chat: &Chat) -> Result<browser::Snapshot, String> {
+pub(crate) async fn look(chat: &Core) -> Result<browser::Snapshot, String> {
     let browser = browser_of(chat).ok_or("Conch's browser isn't set up here.")?;
     browser.look(&chat.id).await.map_err(|e| e.to_string())
 }

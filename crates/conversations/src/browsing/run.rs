@@ -13,12 +13,12 @@ use serde_json::{json, Value};
 use tools::{Outcome, ToolCall};
 
 use super::classify::{self, classify};
-use crate::chat::Chat;
+use crate::state::Core;
 
 /// The most characters of a page the model is given.
 const MAX_TEXT: usize = 60_000;
 
-pub(crate) async fn run(chat: &Arc<Chat>, call: &ToolCall, action: &Action) -> Outcome {
+pub(crate) async fn run(chat: &Arc<Core>, call: &ToolCall, action: &Action) -> Outcome {
     let Some(browser) = super::browser_of(chat) else {
         return Outcome::failed(
             "Conch's browser isn't set up here, so browser tools can't run. web_fetch reads pages as text.",
@@ -163,7 +163,7 @@ fn shown_outcome(
 
 /// Keeps a screenshot beside the chat's log, as `browser/<call>-<random>.png`;
 /// the card shows it.
-async fn save_screenshot(chat: &Chat, call: &str, png: &[u8]) -> Result<String, String> {
+async fn save_screenshot(chat: &Core, call: &str, png: &[u8]) -> Result<String, String> {
     let Some(chats) = chat.shared.chats.upgrade() else {
         return Err("The screenshot couldn't be kept: Conch is stopping.".to_owned());
     };

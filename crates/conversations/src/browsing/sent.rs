@@ -10,10 +10,10 @@ use browser::Sent;
 use protocol::MarkSource;
 use tokio::sync::mpsc::UnboundedReceiver;
 
-use crate::chats::Chats;
+use crate::state::Registry;
 
 /// Marks each chat its page reached after typing, until the browser is gone.
-pub(crate) async fn watch(chats: Weak<Chats>, mut sent: UnboundedReceiver<Sent>) {
+pub(crate) async fn watch(chats: Weak<dyn Registry>, mut sent: UnboundedReceiver<Sent>) {
     while let Some(s) = sent.recv().await {
         let Some(chat) = chats.upgrade().and_then(|c| c.get(&s.chat).ok()) else {
             continue;

@@ -20,6 +20,8 @@ use crate::home::Home;
 use crate::ids;
 use crate::log::{scan, ChatLog, Durability, LogError, LOG_FILE};
 use crate::private_file::create_private_dir;
+pub use crate::state::NewChat;
+use crate::state::{Core, Registry};
 
 pub struct ChatsConfig {
     pub durability: Durability,
@@ -130,18 +132,6 @@ pub(crate) struct Peeked {
     created_at: Option<String>,
 }
 
-/// What a new chat starts with.
-#[derive(Debug, Default, Clone)]
-pub struct NewChat {
-    pub work: Option<String>,
-    pub mode: Option<Mode>,
-    pub origin: Option<Origin>,
-    /// The chat that started this one (a helper's).
-    pub parent: Option<String>,
-    /// For an `artifact` chat (a pinned app's Refresh): its one artifact.
-    pub artifact: Option<String>,
-}
-
 /// A chat as a list shows it.
 #[derive(Debug, Clone, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -176,6 +166,7 @@ pub const TRASH_DAYS: u64 = 30;
 /// How much of an unopened chat's log a list reads for its title.
 const SUMMARY_BYTES: u64 = 64 * 1024;
 
+mod registry;
 mod routines;
 mod trash;
 pub use routines::RunAsChat;
@@ -225,7 +216,7 @@ impl Chats {
             artifacts: artifacts::Store::new(&home.root().join("artifacts")),
             memories: crate::memories::Memories::new(
                 Arc::new(memory::Store::new(home.root())),
-                me.clone(),
+                me.clone() as std::sync::Weak<dyn Registry>,
             ),
             models: std::sync::OnceLock::new(),
             browser: std::sync::OnceLock::new(),
@@ -367,7 +358,12 @@ impl Chats {
             routine,
         }))
         .await?;
-        let chat = Arc::new(Chat::new(id.clone(), work, log, self.shared()));
+        let chat = Arc::new(Chat::wrap(Arc::new(Core::new(
+            id.clone(),
+            work,
+            log,
+            self.shared(),
+        ))));
         self.lock_open().insert(id, chat.clone());
         Ok(chat)
     }
@@ -431,7 +427,12 @@ impl Chats {
                 error: Some("Conch stopped while this turn was running.".to_owned()),
             }))?;
         }
-        let chat = Arc::new(Chat::new(id.to_owned(), work, log, self.shared()));
+        let chat = Arc::new(Chat::wrap(Arc::new(Core::new(
+            id.to_owned(),
+            work,
+            log,
+            self.shared(),
+        ))));
         self.lock_open().insert(id.to_owned(), chat.clone());
         Ok(chat)
     }
@@ -444,13 +445,13 @@ impl Chats {
         self.opening.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn shared(&self) -> crate::chat::Shared {
-        crate::chat::Shared {
+    fn shared(&self) -> crate::state::Shared {
+        crate::state::Shared {
             engine: self.engine.clone(),
             tools: self.tools.clone(),
             policies: self.policies.clone(),
             skills: self.config.skills.clone(),
-            chats: self.me.clone(),
+            chats: self.me.clone() as std::sync::Weak<dyn Registry>,
             artifacts: self.artifacts.clone(),
             switches: self.switches.clone(),
             review: self.config.guard.review.clone(),
@@ -480,6 +481,12 @@ impl Chats {
     }
 
     /// The owner's notifications.
+    /// Starts building notices from the chats' appends.
+    pub fn start_notices(self: &Arc<Self>) {
+        let me: std::sync::Weak<dyn Registry> = Arc::downgrade(self) as std::sync::Weak<Chats>;
+        self.notify.start(me);
+    }
+
     pub fn notify(&self) -> &Arc<crate::notify::Notify> {
         &self.notify
     }

@@ -8,12 +8,12 @@ use std::sync::Arc;
 
 use protocol::{Body, MarkSource, MemoriesUsed, UsedMemory};
 
-use crate::chat::Chat;
 use crate::log::LogError;
+use crate::state::Core;
 
 /// Gives `chat` the kept memories, once, before its first turn. A pinned
 /// app's Refresh chat gets none: it does one thing.
-pub(crate) async fn give(chat: &Arc<Chat>) -> Result<(), LogError> {
+pub(crate) async fn give(chat: &Arc<Core>) -> Result<(), LogError> {
     let (first, others) = chat
         .log
         .with_view(|v| (v.turns == 0, !v.audience().is_empty()));
@@ -23,7 +23,7 @@ pub(crate) async fn give(chat: &Arc<Chat>) -> Result<(), LogError> {
         return Ok(());
     }
     if let Some(chats) = chat.shared.chats.upgrade() {
-        chats.memories().deliver().await;
+        chats.deliver_memories().await;
     }
     let store = chat.shared.memories.clone();
     let standing = match tokio::task::spawn_blocking(move || store.standing()).await {

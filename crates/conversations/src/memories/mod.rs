@@ -13,6 +13,7 @@ mod owner;
 mod tool;
 
 pub(crate) use context::give;
+pub(crate) use owner::record;
 pub use owner::{deliver_offline, Memories, MemoryError};
 pub(crate) use tool::{carry, classify, is_memory_tool, run, specs};
 

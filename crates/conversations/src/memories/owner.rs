@@ -9,7 +9,7 @@ use std::sync::Arc;
 use memory::{Added, Memory, Source, Store, StoreError};
 use protocol::{Body, MemoryAction, MemoryEvent};
 
-use crate::chats::Chats;
+use crate::state::Registry;
 
 #[derive(Debug)]
 pub enum MemoryError {
@@ -40,13 +40,13 @@ impl From<StoreError> for MemoryError {
 /// The owner's side of memories, for the API and the command line.
 pub struct Memories {
     store: Arc<Store>,
-    chats: std::sync::Weak<Chats>,
+    chats: std::sync::Weak<dyn Registry>,
 }
 
 /// Appends `event` to the log of `chat`, opening it if needed; whether it
 /// got there. A chat that is gone (or can't be opened) is said, not fatal:
 /// the memory itself has already changed.
-pub(crate) async fn record(chats: &Arc<Chats>, chat: &str, event: MemoryEvent) -> bool {
+pub(crate) async fn record(chats: &Arc<dyn Registry>, chat: &str, event: MemoryEvent) -> bool {
     let (c, id) = (chats.clone(), chat.to_owned());
     let opened = tokio::task::spawn_blocking(move || c.get(&id)).await;
     match opened {
@@ -108,7 +108,7 @@ pub fn deliver_offline(home: &crate::Home, store: &Store) -> Vec<String> {
 }
 
 impl Memories {
-    pub(crate) fn new(store: Arc<Store>, chats: std::sync::Weak<Chats>) -> Memories {
+    pub(crate) fn new(store: Arc<Store>, chats: std::sync::Weak<dyn Registry>) -> Memories {
         Memories { store, chats }
     }
 

@@ -14,7 +14,7 @@ use protocol::{Action, Body, MemoryAction, MemoryEvent, MemoryOp, MemoryReason, 
 use serde_json::{json, Value};
 use tools::Outcome;
 
-use crate::chat::Chat;
+use crate::state::Core;
 
 pub const REMEMBER: &str = "remember";
 pub const FORGET: &str = "forget";
@@ -93,7 +93,7 @@ fn reasons(r: &[memory::Reason]) -> Vec<MemoryReason> {
         .collect()
 }
 
-pub(crate) async fn run(chat: &Arc<Chat>, call: &str, name: &str, input: &Value) -> Outcome {
+pub(crate) async fn run(chat: &Arc<Core>, call: &str, name: &str, input: &Value) -> Outcome {
     let result = match (name, classify(name, input)) {
         (_, Err(sentence)) => return Outcome::failed(sentence),
         (REMEMBER, Ok(Action::Memory { what, .. })) => remember(chat, call, &what).await,
@@ -113,7 +113,7 @@ async fn blocking<T: Send + 'static>(
         .map_err(|e| e.to_string())
 }
 
-async fn remember(chat: &Arc<Chat>, call: &str, text: &str) -> Result<Outcome, String> {
+async fn remember(chat: &Arc<Core>, call: &str, text: &str) -> Result<Outcome, String> {
     let text = memory::tidy(text).map_err(|e| e.to_string())?;
     let (marked, read) = chat.log.with_view(|v| {
         let mut read: Vec<String> = Vec::new();
@@ -194,7 +194,7 @@ async fn remember(chat: &Arc<Chat>, call: &str, text: &str) -> Result<Outcome, S
     ))
 }
 
-async fn forget(chat: &Arc<Chat>, call: &str, id: &str) -> Result<Outcome, String> {
+async fn forget(chat: &Arc<Core>, call: &str, id: &str) -> Result<Outcome, String> {
     let store = chat.shared.memories.clone();
     let wanted = id.trim().to_owned();
     let gone = blocking(move || store.forget(&wanted)).await?;
@@ -214,7 +214,7 @@ async fn forget(chat: &Arc<Chat>, call: &str, id: &str) -> Result<Outcome, Strin
     // The chat that wrote it hears too, so a row waiting there settles.
     if let Some(source) = gone.source.chat().filter(|c| *c != chat.id) {
         if let Some(chats) = chat.shared.chats.upgrade() {
-            crate::memories::owner::record(&chats, source, event).await;
+            crate::memories::record(&chats, source, event).await;
         }
     }
     Ok(Outcome::ok(
@@ -223,7 +223,7 @@ async fn forget(chat: &Arc<Chat>, call: &str, id: &str) -> Result<Outcome, Strin
     ))
 }
 
-async fn recall(chat: &Arc<Chat>, query: &str) -> Result<Outcome, String> {
+async fn recall(chat: &Arc<Core>, query: &str) -> Result<Outcome, String> {
     let store = chat.shared.memories.clone();
     let q = query.to_owned();
     let found = blocking(move || store.recall(&q, RECALLED)).await?;
@@ -257,7 +257,7 @@ async fn recall(chat: &Arc<Chat>, query: &str) -> Result<Outcome, String> {
 /// After a recall has finished: each marked chat its memories came from
 /// marks this chat (`carried`, `from`), naming the call.
 pub(crate) async fn carry(
-    chat: &Chat,
+    chat: &Core,
     call: &str,
     detail: Option<&protocol::ToolDetail>,
 ) -> Result<(), crate::log::LogError> {
