@@ -9,6 +9,7 @@ mod broker;
 pub mod browsing;
 mod carried;
 mod chat;
+mod chat_tools;
 mod chats;
 pub mod checkup;
 mod error;

@@ -10,6 +10,7 @@ use serde_json::json;
 use tokio::sync::mpsc;
 use tools::{Cancel, Outcome, RunContext, ToolCall};
 
+use crate::chat_tools::CHAT_TOOLS;
 use crate::log::LogError;
 use crate::permission::Permission;
 use crate::state::Core;
@@ -126,14 +127,8 @@ async fn steps(chat: &Arc<Core>, turn: u64, cancel: &Cancel) -> Result<(), TurnE
                 specs
             } else {
                 let mut specs = chat.shared.tools.specs();
-                specs.extend(crate::artifact::specs());
-                specs.extend(crate::memories::specs());
-                if crate::browsing::browser_of(chat).is_some() {
-                    specs.extend(crate::browsing::specs());
-                }
-                if chat.parent.is_none() {
-                    specs.push(crate::helper::spec());
-                    specs.push(crate::routine::spec());
+                for tool in CHAT_TOOLS.into_iter().filter(|t| t.offered(chat)) {
+                    specs.extend(tool.specs());
                 }
                 specs
             },
@@ -235,17 +230,9 @@ async fn one_call(
         protected: chat.shared.policies.protected.clone(),
     };
     let began = std::time::SystemTime::now();
-    let outcome = match &action {
-        Action::Delegate { task } => crate::helper::run(chat, task, cancel).await,
-        Action::Artifact { .. } => {
-            crate::artifact::run(chat, &call.id, &call.name, &call.input).await
-        }
-        Action::Memory { .. } => {
-            crate::memories::run(chat, &call.id, &call.name, &call.input).await
-        }
-        Action::Routine { .. } => crate::routine::run(chat, &call.input).await,
-        Action::Browser(_) => crate::browsing::run(chat, &call, &action).await,
-        _ => chat.shared.tools.run(&call, &action, &ctx).await,
+    let outcome = match crate::chat_tools::runner_of(&action) {
+        Some(tool) => tool.run(chat, &call, &action, cancel).await,
+        None => chat.shared.tools.run(&call, &action, &ctx).await,
     };
     let mark = guard::mark_for(&action, outcome.detail.as_ref()).filter(|(source, what)| {
         // The browser shows the same site page after page: it marks once.
@@ -298,16 +285,8 @@ pub(crate) fn classify(chat: &Core, call: &ToolCall) -> Result<Action, String> {
         };
         crate::artifact::refresh_allows(&action, only)?;
         Ok(action)
-    } else if call.name == crate::routine::TOOL && chat.parent.is_none() {
-        crate::routine::classify(&call.input)
-    } else if call.name == crate::helper::TOOL {
-        crate::helper::task_of(&call.input).map(|task| Action::Delegate { task })
-    } else if crate::artifact::is_artifact_tool(&call.name) {
-        crate::artifact::classify(&call.name, &call.input)
-    } else if crate::memories::is_memory_tool(&call.name) {
-        crate::memories::classify(&call.name, &call.input)
-    } else if crate::browsing::is_browser_tool(&call.name) {
-        crate::browsing::classify(chat, call)
+    } else if let Some(tool) = crate::chat_tools::owner_of(chat, &call.name) {
+        tool.classify(chat, call)
     } else {
         chat.shared.tools.classify(call, &chat.work)
     }
