@@ -29,6 +29,7 @@ mod push;
 pub mod questions;
 pub mod relay;
 pub mod send;
+pub mod setup;
 pub mod state;
 pub mod telegram;
 

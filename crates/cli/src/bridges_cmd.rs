@@ -4,12 +4,12 @@
 //! its start.
 
 use std::io::Read;
+use std::path::Path;
 
-use bridges::access;
 use bridges::state::StateFile;
-use bridges::telegram::{Telegram, API_BASE};
+use bridges::telegram::Telegram;
+use bridges::{access, setup};
 use clap::{Args, Subcommand};
-use conversations::secrets::BridgeSecret;
 use conversations::{Home, Secrets, Settings};
 
 use crate::Failure;
@@ -54,124 +54,25 @@ pub struct AddArgs {
     api_base: Option<String>,
 }
 
-fn known(app: &str) -> Result<&'static str, Failure> {
-    match app.to_ascii_lowercase().as_str() {
-        "telegram" => Ok("telegram"),
-        _ => Err(Failure(format!(
-            "There's no chat app called \"{}\" yet. Use telegram.",
-            app.chars().take(40).collect::<String>()
-        ))),
-    }
-}
-
-/// A bot token as @BotFather gives it: digits, a colon, then letters,
-/// digits, `-` and `_`.
-fn good_token(token: &str) -> bool {
-    match token.split_once(':') {
-        Some((id, secret)) => {
-            !id.is_empty()
-                && id.bytes().all(|b| b.is_ascii_digit())
-                && !secret.is_empty()
-                && secret
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-        }
-        None => false,
-    }
-}
-
 pub fn run(home: &Home, command: BridgesCommand) -> Result<(), Failure> {
     let root = home.root();
     let state = StateFile::new(root);
     match command {
-        BridgesCommand::Add(args) => {
-            let app = known(&args.app)?;
-            if !args.token_stdin {
-                return Err(Failure(
-                    "Give the bot's token on standard input with --token-stdin (never on the command line, where others could see it): echo TOKEN | conch bridges add telegram --token-stdin".into(),
-                ));
-            }
-            let mut text = String::new();
-            std::io::stdin()
-                .take(4096)
-                .read_to_string(&mut text)
-                .map_err(|e| {
-                    Failure(format!(
-                        "The token couldn't be read from standard input: {e}."
-                    ))
-                })?;
-            let token = text.lines().next().unwrap_or("").trim().to_owned();
-            if !good_token(&token) {
-                return Err(Failure(
-                    "That doesn't look like a bot token. @BotFather gives one like 123456789:AAE…, digits, a colon, then letters and digits.".into(),
-                ));
-            }
-            let base = match args.api_base {
-                Some(url) => match reqwest::Url::parse(&url) {
-                    Ok(u) if matches!(u.scheme(), "http" | "https") => {
-                        Some(url.trim_end_matches('/').to_owned())
-                    }
-                    _ => {
-                        return Err(Failure(format!(
-                            "\"{url}\" isn't a web address. Give one like {API_BASE}."
-                        )))
-                    }
-                },
-                None => None,
-            };
-            // Say whether the token works, but keep it either way: the
-            // computer may just be offline.
-            let check = check_token(&token, base.as_deref());
-            let settings = Settings::load(root)?;
-            let vault = settings.vault(root);
-            let mut secrets = Secrets::load(&vault)?;
-            // A new token keeps the webhook's secret, if there is one.
-            let webhook_secret = secrets
-                .bridges
-                .get(app)
-                .and_then(|b| b.webhook_secret.clone());
-            secrets.bridges.insert(
-                app.to_owned(),
-                BridgeSecret {
-                    token,
-                    webhook_secret,
-                },
-            );
-            secrets.save(&vault)?;
-            state.update(app, |s| s.api_base = base.clone())?;
-            match check {
-                Ok(name) => println!(
-                    "Added Telegram: the bot is @{name}. Next, link your own account: conch bridges link telegram. conch serve starts it."
-                ),
-                Err(why) => println!(
-                    "Added Telegram, but the token couldn't be checked: {why} conch serve will try it when it starts."
-                ),
-            }
-        }
+        BridgesCommand::Add(args) => add(root, args)?,
         BridgesCommand::Link { app } => {
-            let app = known(&app)?;
-            if !Secrets::load(&Settings::load(root)?.vault(root))?
-                .bridges
-                .contains_key(app)
-            {
+            let app = setup::app(&app)?;
+            if !setup::has_token(root, app)? {
                 return Err(Failure(
                     "Add the bot first: conch bridges add telegram --token-stdin".into(),
                 ));
             }
-            let mut random = [0u8; access::CODE_CHARS];
-            getrandom::fill(&mut random).map_err(|_| {
-                Failure(
-                    "This computer gave Conch no randomness for the code, so none was made.".into(),
-                )
-            })?;
-            let (code, kept) = access::new_code(random, routines::now());
-            state.update(app, |s| s.link = Some(kept))?;
+            let (code, _) = setup::new_link(root, app, routines::now())?;
             println!(
                 "Send this to your bot from your own Telegram account, in a direct chat, within 10 minutes:\n\n  /link {code}\n\nAfter that, your messages there are yours, and questions for you arrive there. conch serve must be running."
             );
         }
         BridgesCommand::Allow { app, user } => {
-            let app = known(&app)?;
+            let app = setup::app(&app)?;
             let who = access::parse_user(&user).map_err(Failure)?;
             let shown = who
                 .id
@@ -185,7 +86,7 @@ pub fn run(home: &Home, command: BridgesCommand) -> Result<(), Failure> {
             }
         }
         BridgesCommand::Disallow { app, user } => {
-            let app = known(&app)?;
+            let app = setup::app(&app)?;
             let who = access::parse_user(&user).map_err(Failure)?;
             let gone = bridges::state::disallow(&state, app, &who)?;
             if !gone {
@@ -195,108 +96,10 @@ pub fn run(home: &Home, command: BridgesCommand) -> Result<(), Failure> {
             }
             println!("They can't talk to the bot any more.");
         }
-        BridgesCommand::List { json: as_json } => {
-            let all = state.load()?;
-            let secrets = Secrets::load(&Settings::load(root)?.vault(root))?;
-            if as_json {
-                let list: Vec<_> = all
-                    .iter()
-                    .map(|(name, s)| {
-                        bridges::state::summary(
-                            name,
-                            s,
-                            secrets.bridges.contains_key(name),
-                            API_BASE,
-                            routines::now(),
-                        )
-                    })
-                    .collect();
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&list).unwrap_or_default()
-                );
-                return Ok(());
-            }
-            if all.is_empty() {
-                println!("No chat apps. Add one with: echo TOKEN | conch bridges add telegram --token-stdin");
-            }
-            for (name, s) in &all {
-                let owner = match &s.owner {
-                    Some(o) => format!("linked to {} ({})", o.name, o.id),
-                    None => "not linked (conch bridges link telegram)".to_owned(),
-                };
-                let token = if secrets.bridges.contains_key(name) {
-                    "token set"
-                } else {
-                    "no token"
-                };
-                println!("{name}\t{token}\t{owner}");
-                for a in &s.allowed {
-                    let who = match (&a.id, &a.handle) {
-                        (Some(id), Some(h)) => format!("@{h} ({id})"),
-                        (Some(id), None) => id.clone(),
-                        (None, Some(h)) => format!("@{h} (hasn't written yet)"),
-                        (None, None) => continue,
-                    };
-                    let name = a
-                        .name
-                        .as_deref()
-                        .map(|n| format!(" {n}"))
-                        .unwrap_or_default();
-                    println!("  allowed: {who}{name}");
-                }
-            }
-        }
-        BridgesCommand::Webhook { app, address, off } => {
-            let app = known(&app)?;
-            let settings = Settings::load(root)?;
-            let vault = settings.vault(root);
-            let mut secrets = Secrets::load(&vault)?;
-            let Some(bridge) = secrets.bridges.get_mut(app) else {
-                return Err(Failure(
-                    "Add the bot first: conch bridges add telegram --token-stdin".into(),
-                ));
-            };
-            if off {
-                bridge.webhook_secret = None;
-                secrets.save(&vault)?;
-                state.update(app, |s| s.webhook = None)?;
-                println!("Conch will ask Telegram for messages again (from its next start).");
-                return Ok(());
-            }
-            let Some(address) = address else {
-                return Err(Failure("Give your public address (conch bridges webhook telegram https://conch.example.com), or --off.".into()));
-            };
-            let address = match reqwest::Url::parse(address.trim()) {
-                Ok(u) if u.scheme() == "https" || (u.scheme() == "http" && u.host_str().is_some_and(|h| h == "127.0.0.1" || h == "localhost")) => {
-                    u.as_str().trim_end_matches('/').to_owned()
-                }
-                _ => {
-                    return Err(Failure(format!(
-                        "\"{}\" isn't an https address. Telegram only pushes to https (like https://conch.example.com).",
-                        address.chars().take(80).collect::<String>()
-                    )))
-                }
-            };
-            let mut random = [0u8; 24];
-            getrandom::fill(&mut random).map_err(|_| {
-                Failure("This computer gave Conch no randomness for the webhook's secret, so nothing changed.".into())
-            })?;
-            const ALPHABET: &[u8; 64] =
-                b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-            let secret: String = random
-                .iter()
-                .map(|b| ALPHABET[(b & 63) as usize] as char)
-                .collect();
-            bridge.webhook_secret = Some(secret);
-            secrets.save(&vault)?;
-            state.update(app, |s| s.webhook = Some(address.clone()))?;
-            println!(
-                "From its next start, Conch has Telegram push messages to {address}/hooks/telegram. Conch must answer at that address: start it with --allow-host for that name (and behind your https proxy)."
-            );
-        }
+        BridgesCommand::List { json: as_json } => list(root, &state, as_json)?,
+        BridgesCommand::Webhook { app, address, off } => webhook(root, &state, app, address, off)?,
         BridgesCommand::Remove { app } => {
-            let app = known(&app)?;
+            let app = setup::app(&app)?;
             let settings = Settings::load(root)?;
             let vault = settings.vault(root);
             let mut secrets = Secrets::load(&vault)?;
@@ -325,4 +128,143 @@ fn check_token(token: &str, base: Option<&str>) -> Result<String, String> {
         let me = tg.me().await.map_err(|e| e.to_string())?;
         Ok(me.username.clone().unwrap_or_else(|| me.id.to_string()))
     })
+}
+
+/// `conch bridges add APP --token-stdin`: the token is read, checked and kept.
+fn add(root: &Path, args: AddArgs) -> Result<(), Failure> {
+    let app = setup::app(&args.app)?;
+    if !args.token_stdin {
+        return Err(Failure(
+            "Give the bot's token on standard input with --token-stdin (never on the command line, where others could see it): echo TOKEN | conch bridges add telegram --token-stdin".into(),
+        ));
+    }
+    let mut text = String::new();
+    std::io::stdin()
+        .take(4096)
+        .read_to_string(&mut text)
+        .map_err(|e| {
+            Failure(format!(
+                "The token couldn't be read from standard input: {e}."
+            ))
+        })?;
+    let token = setup::token(&text)?;
+    let base = setup::api_base(args.api_base.as_deref())?;
+    // Say whether the token works, but keep it either way: the
+    // computer may just be offline.
+    let check = check_token(&token, base.as_deref());
+    setup::save_token(root, app, token, base)?;
+    match check {
+        Ok(name) => println!(
+            "Added Telegram: the bot is @{name}. Next, link your own account: conch bridges link telegram. conch serve starts it."
+        ),
+        Err(why) => println!(
+            "Added Telegram, but the token couldn't be checked: {why} conch serve will try it when it starts."
+        ),
+    }
+    Ok(())
+}
+
+/// `conch bridges list [--json]`.
+fn list(root: &Path, state: &StateFile, as_json: bool) -> Result<(), Failure> {
+    let all = state.load()?;
+    let secrets = Secrets::load(&Settings::load(root)?.vault(root))?;
+    if as_json {
+        let list = setup::rows(root, routines::now())?;
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&list).unwrap_or_default()
+        );
+        return Ok(());
+    }
+    if all.is_empty() {
+        println!(
+            "No chat apps. Add one with: echo TOKEN | conch bridges add telegram --token-stdin"
+        );
+    }
+    for (name, s) in &all {
+        let owner = match &s.owner {
+            Some(o) => format!("linked to {} ({})", o.name, o.id),
+            None => "not linked (conch bridges link telegram)".to_owned(),
+        };
+        let token = if secrets.bridges.contains_key(name) {
+            "token set"
+        } else {
+            "no token"
+        };
+        println!("{name}\t{token}\t{owner}");
+        for a in &s.allowed {
+            let who = match (&a.id, &a.handle) {
+                (Some(id), Some(h)) => format!("@{h} ({id})"),
+                (Some(id), None) => id.clone(),
+                (None, Some(h)) => format!("@{h} (hasn't written yet)"),
+                (None, None) => continue,
+            };
+            let name = a
+                .name
+                .as_deref()
+                .map(|n| format!(" {n}"))
+                .unwrap_or_default();
+            println!("  allowed: {who}{name}");
+        }
+    }
+    Ok(())
+}
+
+/// `conch bridges webhook APP [ADDRESS | --off]`.
+fn webhook(
+    root: &Path,
+    state: &StateFile,
+    app: String,
+    address: Option<String>,
+    off: bool,
+) -> Result<(), Failure> {
+    let app = setup::app(&app)?;
+    let settings = Settings::load(root)?;
+    let vault = settings.vault(root);
+    let mut secrets = Secrets::load(&vault)?;
+    let Some(bridge) = secrets.bridges.get_mut(app) else {
+        return Err(Failure(
+            "Add the bot first: conch bridges add telegram --token-stdin".into(),
+        ));
+    };
+    if off {
+        bridge.webhook_secret = None;
+        secrets.save(&vault)?;
+        state.update(app, |s| s.webhook = None)?;
+        println!("Conch will ask Telegram for messages again (from its next start).");
+        return Ok(());
+    }
+    let Some(address) = address else {
+        return Err(Failure("Give your public address (conch bridges webhook telegram https://conch.example.com), or --off.".into()));
+    };
+    let address = match reqwest::Url::parse(address.trim()) {
+        Ok(u) if u.scheme() == "https" || (u.scheme() == "http" && u.host_str().is_some_and(|h| h == "127.0.0.1" || h == "localhost")) => {
+            u.as_str().trim_end_matches('/').to_owned()
+        }
+        _ => {
+            return Err(Failure(format!(
+                "\"{}\" isn't an https address. Telegram only pushes to https (like https://conch.example.com).",
+                address.chars().take(80).collect::<String>()
+            )))
+        }
+    };
+    let mut random = [0u8; 24];
+    getrandom::fill(&mut random).map_err(|_| {
+        Failure(
+            "This computer gave Conch no randomness for the webhook's secret, so nothing changed."
+                .into(),
+        )
+    })?;
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let secret: String = random
+        .iter()
+        .map(|b| ALPHABET[(b & 63) as usize] as char)
+        .collect();
+    bridge.webhook_secret = Some(secret);
+    secrets.save(&vault)?;
+    state.update(app, |s| s.webhook = Some(address.clone()))?;
+    println!(
+        "From its next start, Conch has Telegram push messages to {address}/hooks/telegram. Conch must answer at that address: start it with --allow-host for that name (and behind your https proxy)."
+    );
+    Ok(())
 }

@@ -113,25 +113,7 @@ async fn steps(chat: &Arc<Core>, turn: u64, cancel: &Cancel) -> Result<(), TurnE
         let request = StepRequest {
             system: crate::prompt::system(&chat.work, &skills_offered),
             items: transcript::items(&events),
-            tools: if chat.refreshes.is_some() {
-                // A Refresh chat reads the web for fresh data and updates
-                // its one artifact; the guard decides the reads like any.
-                let mut specs: Vec<_> = chat
-                    .shared
-                    .tools
-                    .specs()
-                    .into_iter()
-                    .filter(|s| crate::artifact::REFRESH_READS.contains(&s.name.as_str()))
-                    .collect();
-                specs.push(crate::artifact::update_spec());
-                specs
-            } else {
-                let mut specs = chat.shared.tools.specs();
-                for tool in CHAT_TOOLS.into_iter().filter(|t| t.offered(chat)) {
-                    specs.extend(tool.specs());
-                }
-                specs
-            },
+            tools: offered(chat),
         };
         let (tx, mut rx) = mpsc::channel(64);
         let mut text = String::new();
@@ -168,6 +150,28 @@ async fn steps(chat: &Arc<Core>, turn: u64, cancel: &Cancel) -> Result<(), TurnE
         }
     }
     Err(TurnError::TooManySteps)
+}
+
+/// The tools this chat is offered: the toolbox's and the chat's own; a
+/// Refresh chat reads the web for fresh data and updates its one artifact
+/// (the guard decides the reads like any).
+fn offered(chat: &Core) -> Vec<protocol::ToolSpec> {
+    if chat.refreshes.is_some() {
+        let mut specs: Vec<_> = chat
+            .shared
+            .tools
+            .specs()
+            .into_iter()
+            .filter(|s| crate::artifact::REFRESH_READS.contains(&s.name.as_str()))
+            .collect();
+        specs.push(crate::artifact::update_spec());
+        return specs;
+    }
+    let mut specs = chat.shared.tools.specs();
+    for tool in CHAT_TOOLS.into_iter().filter(|t| t.offered(chat)) {
+        specs.extend(tool.specs());
+    }
+    specs
 }
 
 /// One tool call: logged, classified, decided, perhaps asked about, run.

@@ -5,11 +5,8 @@
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::Json;
-use bridges::access;
-use bridges::state::{summary, StateFile};
-use bridges::telegram::API_BASE;
-use conversations::secrets::BridgeSecret;
-use conversations::{Secrets, Settings};
+use bridges::state::StateFile;
+use bridges::{access, setup};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -19,15 +16,16 @@ use crate::json_body::JsonBody;
 use crate::state::AppState;
 
 fn app_of(name: &str) -> Result<&'static str, ApiError> {
-    match name {
-        "telegram" => Ok("telegram"),
-        _ => Err(ApiError::new(
-            StatusCode::NOT_FOUND,
-            format!(
-                "There's no chat app called \"{}\" yet. Use telegram.",
-                name.chars().take(40).collect::<String>()
-            ),
-        )),
+    setup::app(name).map_err(|e| ApiError::new(StatusCode::NOT_FOUND, e.to_string()))
+}
+
+/// A setup error: what the person gave is refused (400); the rest failed.
+fn refused(e: setup::SetupError) -> ApiError {
+    match e {
+        setup::SetupError::BadToken | setup::SetupError::BadAddress(_) => {
+            ApiError::bad(e.to_string())
+        }
+        e => failed(e),
     }
 }
 
@@ -47,30 +45,7 @@ async fn blocking<T: Send + 'static>(
 pub async fn list(_: Person, State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
     let root = state.chats.home().root().to_path_buf();
     blocking(move || {
-        let all = StateFile::new(&root).load().map_err(failed)?;
-        let settings = Settings::load(&root).map_err(failed)?;
-        let secrets = Secrets::load(&settings.vault(&root)).map_err(failed)?;
-        let mut rows: Vec<Value> = all
-            .iter()
-            .map(|(name, s)| {
-                summary(
-                    name,
-                    s,
-                    secrets.bridges.contains_key(name),
-                    API_BASE,
-                    routines::now(),
-                )
-            })
-            .collect();
-        if !all.contains_key("telegram") {
-            rows.push(summary(
-                "telegram",
-                &Default::default(),
-                false,
-                API_BASE,
-                routines::now(),
-            ));
-        }
+        let rows = setup::rows(&root, routines::now()).map_err(failed)?;
         Ok(Json(Value::Array(rows)))
     })
     .await
@@ -93,57 +68,10 @@ pub async fn add(
     JsonBody(body): JsonBody<AddBody>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
     let app = app_of(&app)?;
-    let token = body.token.trim().to_owned();
-    let shaped = token.split_once(':').is_some_and(|(id, secret)| {
-        !id.is_empty()
-            && id.bytes().all(|b| b.is_ascii_digit())
-            && !secret.is_empty()
-            && secret
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-    });
-    if !shaped {
-        return Err(ApiError::bad(
-            "That doesn't look like a bot token. @BotFather gives one like 123456789:AAE…, digits, a colon, then letters and digits.",
-        ));
-    }
-    let base = match body
-        .api_base
-        .map(|b| b.trim().trim_end_matches('/').to_owned())
-    {
-        Some(b) if b.starts_with("https://") || b.starts_with("http://") => Some(b),
-        Some(b) if b.is_empty() => None,
-        Some(_) => {
-            return Err(ApiError::bad(format!(
-                "The API address must be a web address like {API_BASE}."
-            )))
-        }
-        None => None,
-    };
+    let token = setup::token(&body.token).map_err(refused)?;
+    let base = setup::api_base(body.api_base.as_deref()).map_err(refused)?;
     let root = state.chats.home().root().to_path_buf();
-    blocking(move || {
-        let settings = Settings::load(&root).map_err(failed)?;
-        let vault = settings.vault(&root);
-        let mut secrets = Secrets::load(&vault).map_err(failed)?;
-        // A new token keeps the webhook's secret, if there is one.
-        let webhook_secret = secrets
-            .bridges
-            .get(app)
-            .and_then(|b| b.webhook_secret.clone());
-        secrets.bridges.insert(
-            app.to_owned(),
-            BridgeSecret {
-                token,
-                webhook_secret,
-            },
-        );
-        secrets.save(&vault).map_err(failed)?;
-        StateFile::new(&root)
-            .update(app, |s| s.api_base = base)
-            .map_err(failed)?;
-        Ok(())
-    })
-    .await?;
+    blocking(move || setup::save_token(&root, app, token, base).map_err(failed)).await?;
     Ok((
         StatusCode::CREATED,
         Json(
@@ -160,19 +88,9 @@ pub async fn link(
     Path(app): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     let app = app_of(&app)?;
-    let mut random = [0u8; access::CODE_CHARS];
-    getrandom::fill(&mut random).map_err(|_| {
-        ApiError::internal("This computer gave Conch no randomness for the code, so none was made.")
-    })?;
-    let (code, kept) = access::new_code(random, routines::now());
-    let expires = kept.expires;
     let root = state.chats.home().root().to_path_buf();
-    blocking(move || {
-        StateFile::new(&root)
-            .update(app, |s| s.link = Some(kept))
-            .map_err(failed)
-    })
-    .await?;
+    let (code, expires) =
+        blocking(move || setup::new_link(&root, app, routines::now()).map_err(failed)).await?;
     Ok(Json(
         json!({ "code": code, "send": format!("/link {code}"), "expires": expires }),
     ))
