@@ -30,21 +30,27 @@ struct Cell {
     answer: Option<Answer>,
 }
 
-fn cells() -> Vec<Cell> {
-    let mut out = Vec::new();
-    let decisions = [
+/// What the guard may decide, in the cells.
+fn decisions() -> [Decision; 4] {
+    [
         Decision::Allow,
         deny(),
         mode_ask(),
         ask(vec![Rule::AfterReadingCommand]),
-    ];
-    let triages = [
-        Triage::Guard,
-        Triage::FastPath,
-        Triage::Review,
-        Triage::Owner(None),
-        Triage::Owner(Some(Hard::RemoteCode)),
-    ];
+    ]
+}
+
+const TRIAGES: [Triage; 5] = [
+    Triage::Guard,
+    Triage::FastPath,
+    Triage::Review,
+    Triage::Owner(None),
+    Triage::Owner(Some(Hard::RemoteCode)),
+];
+
+fn cells() -> Vec<Cell> {
+    let mut out = Vec::new();
+    let (decisions, triages) = (decisions(), TRIAGES);
     let changes = [
         Change::Nothing,
         Change::Binding,
@@ -227,18 +233,7 @@ fn holds(c: &Cell, steps: &[String]) -> Result<(), &'static str> {
 /// reviewer refused, or Stop was pressed.
 #[test]
 fn property_it_ends_and_never_runs_past_a_no() {
-    let decisions = [
-        Decision::Allow,
-        deny(),
-        mode_ask(),
-        ask(vec![Rule::AfterReadingCommand]),
-    ];
-    let triages = [
-        Triage::Guard,
-        Triage::FastPath,
-        Triage::Review,
-        Triage::Owner(None),
-    ];
+    let (decisions, triages) = (decisions(), TRIAGES);
     let mut seed = 0x1234_5678_u64;
     let mut next = |n: usize| {
         seed ^= seed << 13;
@@ -248,7 +243,7 @@ fn property_it_ends_and_never_runs_past_a_no() {
     };
     for _ in 0..20_000 {
         let mode = [Mode::Ask, Mode::Edits, Mode::Auto, Mode::Full][next(4)];
-        let first = decided(mode, decisions[next(4)].clone(), triages[next(4)]);
+        let first = decided(mode, decisions[next(4)].clone(), triages[next(5)]);
         let action = if next(2) == 0 { command() } else { click() };
         let (mut a, mut step) = Approval::begin(&action, first);
         let mut said_no = false;
@@ -268,7 +263,7 @@ fn property_it_ends_and_never_runs_past_a_no() {
             }
             let reviewer = Reviewer::ALL[next(Reviewer::ALL.len())];
             let input = match next(8) {
-                0 => Input::Looked(decided(mode, decisions[next(4)].clone(), triages[next(4)])),
+                0 => Input::Looked(decided(mode, decisions[next(4)].clone(), triages[next(5)])),
                 1 => {
                     let answer = [
                         None,
