@@ -326,3 +326,5 @@ function App() {
 
 const root = document.getElementById("app");
 if (root) render(<App />, root);
+// What replies are drawn with, fetched once the first page is up.
+setTimeout(() => void import("./markdown"), 0);

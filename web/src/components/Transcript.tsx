@@ -1,13 +1,16 @@
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { Entry, Question } from "../events";
 import { copy } from "../copy";
-import { renderMarkdown } from "../markdown";
 import { modeLine } from "../words";
 import { kindWord } from "../artifacts/kinds";
 import { navigate } from "../router";
 import { QuestionCard, type Covers } from "./QuestionCard";
 import { ToolCard } from "./ToolCard";
 import { lazyPart } from "../artifacts/lazy";
+
+// Markdown (marked and DOMPurify) loads after the first page: a reply shows
+// as plain text for the moment before it arrives.
+const useMarkdownPart = lazyPart(() => import("../markdown"));
 
 // Edit and resend's box is loaded when first opened.
 const useEditing = lazyPart(() => import("./Editing"));
@@ -38,7 +41,8 @@ function CopyButton({ text, label }: { text: () => string; label: string }) {
 
 /** A reply: Markdown, each code block with its own Copy. */
 function Markdown({ text }: { text: string }) {
-  const html = useMemo(() => renderMarkdown(text), [text]);
+  const md = useMarkdownPart();
+  const html = useMemo(() => (md ? md.renderMarkdown(text) : null), [md, text]);
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     for (const pre of box.current?.querySelectorAll("pre") ?? []) {
@@ -62,6 +66,13 @@ function Markdown({ text }: { text: string }) {
       wrap.append(button);
     }
   }, [html]);
+  if (html === null) {
+    return (
+      <div class="markdown">
+        <p class="plain">{text}</p>
+      </div>
+    );
+  }
   return <div ref={box} class="markdown" dangerouslySetInnerHTML={{ __html: html }} />;
 }
 
