@@ -70,6 +70,7 @@ export const pageApi = {
   defaultProvider: (name: string) => call<unknown>("POST", "/api/providers/default", { name }),
   testProvider: (name: string) => call<Tested>("POST", `/api/providers/${encodeURIComponent(name)}/test`),
   skill: (id: string) => call<Skill>("GET", `/api/skills/${encodeURIComponent(id)}`),
+  skillFolders: () => call<SkillFolder[]>("GET", "/api/skill-folders"),
   enableSkill: (id: string, hash?: string) =>
     call<Skill>("POST", `/api/skills/${encodeURIComponent(id)}/enable`, hash ? { hash } : {}),
   disableSkill: (id: string) => call<Skill>("POST", `/api/skills/${encodeURIComponent(id)}/disable`),
@@ -96,3 +97,12 @@ export const pageApi = {
   disallow: (app: string, user: string) => call<unknown>("DELETE", `/api/bridges/${app}/allowed/${encodeURIComponent(user)}`),
 
 };
+
+/** A folder Conch reads skills from (`GET /api/skill-folders`). */
+export interface SkillFolder {
+  folder: string;
+  app: string;
+  /** Conch's own: where a person adds a skill. */
+  own: boolean;
+  exists: boolean;
+}

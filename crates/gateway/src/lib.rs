@@ -165,6 +165,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/apps/{app}", post(routes::apps::set_on))
         .route("/api/apps/{app}/tools/{tool}", post(routes::apps::choose))
         .route("/api/skills", get(routes::skills::list))
+        .route("/api/skill-folders", get(routes::skills::folders))
         .route("/api/skills/{id}", get(routes::skills::show))
         .route("/api/skills/{id}/enable", post(routes::skills::enable))
         .route("/api/skills/{id}/disable", post(routes::skills::disable))

@@ -1,6 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, type Skill } from "../api";
-import { pageApi } from "../pageApi";
+import { pageApi, type SkillFolder } from "../pageApi";
+import { copy } from "../copy";
 import { navigate } from "../router";
 import { sourceName } from "../words";
 import "../pages.css";
@@ -109,6 +110,46 @@ function SkillDetail({ id, onChange }: { id: string; onChange: () => void }) {
   );
 }
 
+/** Where a skill is added: Conch's own skills folder, with Copy. */
+function Folder() {
+  const [folders, setFolders] = useState<SkillFolder[] | null>(null);
+  const [said, setSaid] = useState<string | null>(null);
+  useEffect(() => {
+    pageApi.skillFolders().then(setFolders, () => setFolders([]));
+  }, []);
+  const own = folders?.find((f) => f.own);
+  if (!own) return null;
+  const others = folders?.filter((f) => !f.own && f.exists) ?? [];
+  return (
+    <section class="skills-folder" aria-labelledby="skills-folder-h">
+      <h2 id="skills-folder-h">Add a skill from a folder</h2>
+      <p>
+        Put the skill's folder (with its SKILL.md) in Conch's skills folder. Conch scans it, and it stays off until you turn it on here.
+      </p>
+      <p class="folder-line">
+        <code>{own.folder}</code>{" "}
+        <button
+          class="small"
+          aria-label="Copy the skills folder's path"
+          onClick={() =>
+            copy(own.folder).then(
+              () => setSaid("Copied"),
+              (e) => setSaid(e instanceof Error ? e.message : "Couldn't copy"),
+            ).finally(() => setTimeout(() => setSaid(null), 1500))
+          }
+        >
+          {said ?? "Copy"}
+        </button>
+      </p>
+      {others.length > 0 && (
+        <p class="quiet">
+          Also read: {others.map((f) => `${f.app} (${f.folder})`).join(", ")}. Skills from other apps are off until you turn them on.
+        </p>
+      )}
+    </section>
+  );
+}
+
 export function SkillsPage({ id }: { id?: string }) {
   const [skills, setSkills] = useState<Skill[] | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -138,7 +179,7 @@ export function SkillsPage({ id }: { id?: string }) {
       ) : skills === null ? (
         <p class="quiet">Reading skills…</p>
       ) : skills.length === 0 ? (
-        <p class="quiet">No skills yet. Put one in Conch's skills folder: a folder with a SKILL.md.</p>
+        <p class="quiet">No skills yet.</p>
       ) : (
         <ul class="skill-list">
           {skills.map((s) => (
@@ -158,6 +199,7 @@ export function SkillsPage({ id }: { id?: string }) {
           ))}
         </ul>
       )}
+      {!id && <Folder />}
     </div>
   );
 }

@@ -50,6 +50,29 @@ pub async fn list(State(state): State<AppState>) -> Result<Json<Value>, ApiError
     Ok(Json(serde_json::to_value(all).unwrap_or(json!([]))))
 }
 
+/// `GET /api/skill-folders`: where Conch reads skills, Conch's own folder
+/// first (where a person adds one), each with the app it belongs to and
+/// whether it is there.
+pub async fn folders(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
+    let cat = catalog(&state)?;
+    let rows: Vec<Value> = skills::sources::places(
+        &cat.conch_home,
+        cat.person_home.as_deref(),
+        cat.project.as_deref(),
+    )
+    .into_iter()
+    .map(|p| {
+        json!({
+            "folder": p.dir.to_string_lossy(),
+            "app": p.source.app(),
+            "own": p.source == skills::sources::Source::Conch,
+            "exists": p.dir.is_dir(),
+        })
+    })
+    .collect();
+    Ok(Json(Value::Array(rows)))
+}
+
 /// `GET /api/skills/{id}`: one skill with everything the scanner found.
 pub async fn show(
     State(state): State<AppState>,
