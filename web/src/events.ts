@@ -82,6 +82,7 @@ export type Entry = (
   | { type: "artifact"; seq: number; title: string; kind: string; action: string; artifact: string; version: number; navigates: boolean }
   | { type: "turn-error"; seq: number; text: string; stopped?: boolean }
   | { type: "memory"; seq: number; says: string; held: boolean }
+  | { type: "apps-not-ready"; seq: number; says: string }
 ) & {
   /** Part of an earlier try that a later message took the place of (Edit
    *  and resend, Retry): kept in the log, shown folded. */
@@ -110,6 +111,13 @@ export interface Folded {
 }
 
 const s = (v: unknown): string => (typeof v === "string" ? v : "");
+
+/** The line for apps still connecting when a turn began. */
+function notReady(names: string[]): string {
+  const list = names.length === 1 ? names[0] : `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
+  const were = names.length === 1 ? "was" : "were";
+  return `${list} ${were} still connecting, so ${names.length === 1 ? "its" : "their"} tools aren't in this answer. Ask again in a moment, or see Apps.`;
+}
 
 /** Folds events into the transcript. Events must be in `seq` order. */
 export function fold(events: Event[]): Folded {
@@ -159,10 +167,13 @@ export function fold(events: Event[]): Folded {
       case "model.changed":
         provider = typeof e.provider === "string" ? e.provider : null;
         break;
-      case "turn.started":
+      case "turn.started": {
         openTurn = e.seq;
         lastEnd = null;
+        const late = Array.isArray(e.not_ready) ? e.not_ready.filter((n): n is string => typeof n === "string") : [];
+        if (late.length > 0) entries.push({ type: "apps-not-ready", seq: e.seq, says: notReady(late) });
         break;
+      }
       case "turn.ended":
         if (openTurn === e.turn) openTurn = null;
         lastEnd = s(e.reason);

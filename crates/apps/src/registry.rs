@@ -129,7 +129,13 @@ pub struct Apps {
     /// Tools used since the last write: `server.tool` → when.
     used: Mutex<BTreeMap<String, String>>,
     me: Weak<Apps>,
+    /// When these apps started: a turn waits for ones still connecting
+    /// only in the first moments after.
+    started: Instant,
 }
+
+/// How long after starting a turn waits for apps still connecting.
+const STARTING: Duration = Duration::from_secs(60);
 
 fn now() -> String {
     protocol::format_rfc3339(std::time::SystemTime::now())
@@ -165,6 +171,7 @@ impl Apps {
             live: Mutex::new(HashMap::new()),
             used: Mutex::new(BTreeMap::new()),
             me: me.clone(),
+            started: Instant::now(),
         });
         apps.sync();
         // Changes made by `conch apps …` while this runs, and tools used.
@@ -330,6 +337,20 @@ impl Apps {
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
+    }
+
+    /// The apps still connecting, after waiting for them at most `within`
+    /// while these apps are just starting (the first minute); later an app
+    /// that is reconnecting is said at once, and no turn waits for it.
+    pub async fn not_ready(&self, within: Duration) -> Vec<String> {
+        if self.started.elapsed() < STARTING {
+            self.settled(within).await;
+        }
+        self.statuses()
+            .into_iter()
+            .filter(|(_, s)| matches!(s, Status::Connecting { .. }))
+            .map(|(name, _)| name)
+            .collect()
     }
 
     /// Asks `server` for its list again (as a `list_changed` would).

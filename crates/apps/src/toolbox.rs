@@ -57,6 +57,10 @@ impl ToolBox for WithApps {
         self.inner.sealed()
     }
 
+    fn not_ready(&self, within: std::time::Duration) -> BoxFuture<'_, Vec<String>> {
+        Box::pin(self.apps.not_ready(within))
+    }
+
     fn native_apps(&self) -> Vec<String> {
         let mut all = self.inner.native_apps();
         all.extend(self.apps.offered());

@@ -16,6 +16,9 @@ use crate::permission::Permission;
 use crate::state::Core;
 use crate::transcript;
 
+/// How long a turn waits for the owner's apps still connecting.
+const APPS_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
 enum TurnError {
     Engine(EngineError),
     Stopped,
@@ -40,11 +43,15 @@ pub(crate) async fn run(chat: &Arc<Core>) -> Result<(), LogError> {
 async fn run_with(chat: &Arc<Core>, cancel: &Cancel) -> Result<(), LogError> {
     crate::memories::give(chat).await?;
     let engine = chat.pick_engine().await;
+    // Right after Conch starts, the owner's apps may still be connecting:
+    // a turn waits a moment for them, and says which weren't ready.
+    let not_ready = chat.shared.tools.not_ready(APPS_WAIT).await;
     let started = chat
         .log
         .append(Body::TurnStarted(TurnStarted {
             engine: engine.name().to_owned(),
             model: engine.model().map(str::to_owned),
+            not_ready,
         }))
         .await?;
     let turn = started.seq;

@@ -220,6 +220,7 @@ async fn a_turn_cut_off_by_a_restart_is_ended_when_the_chat_opens() {
             .append(Body::TurnStarted(protocol::TurnStarted {
                 engine: "mock".into(),
                 model: None,
+                not_ready: Vec::new(),
             }))
             .await
             .unwrap();

@@ -344,3 +344,51 @@ async fn the_owners_override_toward_stricter_holds() {
         finished[0]["output"]
     );
 }
+
+/// Right after Conch starts, an app may still be connecting: the turn
+/// waits a moment for it, then says which app wasn't ready, on the turn
+/// itself. An app that has connected is ready, and nothing is said.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_turn_says_which_apps_were_still_connecting() {
+    let dir = tempfile::tempdir().unwrap();
+    let apps_home = dir.path().to_path_buf();
+    file::update(&apps_home, |f| {
+        catalog::add(
+            f,
+            "slowmail",
+            Reach::Stdio {
+                command: "sleep".into(),
+                args: vec!["60".into()],
+                env: vec![],
+            },
+            "2026-10-05T00:00:00.000Z",
+        )
+    })
+    .unwrap()
+    .0
+    .unwrap();
+    let apps = Apps::start(AppsConfig::new(&apps_home, dir.path()));
+    let toolbox = Arc::new(apps::WithApps {
+        inner: Arc::new(Tools::new(ToolsConfig::default())),
+        apps: apps.clone(),
+    });
+    let s = start_engine(Arc::new(ScriptedEngine::new([say("Hallo.")])), toolbox).await;
+    let chat = s.state.chats.create(NewChat::default()).await.unwrap();
+    let mut sse = SseReader::new(s.get(format!("/api/chats/{}/stream", chat.id)).await);
+    let began = std::time::Instant::now();
+    s.post(
+        format!("/api/chats/{}/messages", chat.id),
+        &json!({ "text": "Was steht an?" }),
+    )
+    .await;
+    let events = sse.until("turn.ended").await.0;
+    let started = of(&events, "turn.started");
+    assert_eq!(started[0]["not_ready"], json!(["slowmail"]), "{events:?}");
+    assert!(began.elapsed() >= Duration::from_secs(4), "it waited first");
+
+    // The control: an app that has connected is ready.
+    let w = world(vec![say("Hallo.")]).await;
+    let id = w.chat(Mode::Ask, Origin::Owner).await;
+    let events = w.turn(&id, "Was steht an?", "turn.ended").await;
+    assert!(of(&events, "turn.started")[0].get("not_ready").is_none());
+}

@@ -111,6 +111,10 @@ pub struct TurnStarted {
     pub engine: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// The owner's apps still connecting when the turn began (after a
+    /// short wait): their tools aren't in this turn.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_ready: Vec<String>,
 }
 
 /// Text the assistant wrote. `turn` is the `seq` of the turn's `turn.started`.

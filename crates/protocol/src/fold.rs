@@ -557,6 +557,7 @@ mod tests {
             Body::TurnStarted(TurnStarted {
                 engine: "mock".into(),
                 model: None,
+                not_ready: Vec::new(),
             })
         };
         let ended = |turn| {
@@ -615,6 +616,7 @@ mod tests {
             Body::TurnStarted(TurnStarted {
                 engine: "mock".into(),
                 model: None,
+                not_ready: Vec::new(),
             }),
         ));
         assert_eq!(view.open_turn, Some(OpenTurn { seq: 3 }));
@@ -727,6 +729,7 @@ mod tests {
             Body::TurnStarted(TurnStarted {
                 engine: "m".into(),
                 model: None,
+                not_ready: Vec::new(),
             }),
         ));
         view.apply(&ev(3, msg("and this", Speaker::Owner)));

@@ -199,6 +199,7 @@ mod tests {
             Body::TurnStarted(TurnStarted {
                 engine: "mock".into(),
                 model: None,
+                not_ready: Vec::new(),
             }),
             Body::Reply(Reply {
                 turn: 3,

@@ -122,6 +122,12 @@ pub trait ToolBox: Send + Sync {
         Vec::new()
     }
 
+    /// The owner's apps still connecting after waiting at most `within`
+    /// for them (right after Conch starts, a turn gives them a moment).
+    fn not_ready(&self, _within: std::time::Duration) -> BoxFuture<'_, Vec<String>> {
+        Box::pin(async { Vec::new() })
+    }
+
     /// The box commands are sealed in, when this computer has one and
     /// Safety → Seal commands is on: engines run in it too.
     fn sealed(&self) -> Option<std::sync::Arc<seal::Sealed>> {

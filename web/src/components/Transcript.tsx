@@ -159,6 +159,12 @@ function row(
           <QuestionCard q={e.q} first={e.q.ask === props.firstPending} onAnswer={(a, c) => props.onAnswer(e.q, a, c)} />
         </li>
       );
+    case "apps-not-ready":
+      return (
+        <li key={e.seq} class="line apps-not-ready" data-seq={e.seq}>
+          {e.says}
+        </li>
+      );
     case "marked":
       return (
         <li key={e.seq} class="line marked" data-seq={e.seq}>

@@ -1671,6 +1671,7 @@ fn in_the_turn_it_came_in_the_skill_is_in_use() {
             Body::TurnStarted(protocol::TurnStarted {
                 engine: "m".into(),
                 model: None,
+                not_ready: Vec::new(),
             }),
         ),
         used(3, "Quick setup", Some(git_only())),
