@@ -322,8 +322,9 @@ impl Apps {
                 .lock_cached()
                 .file
                 .servers
-                .keys()
-                .filter(|n| self.config.only.as_ref().is_none_or(|o| o == *n))
+                .iter()
+                // An app turned off is never started: nothing waits for it.
+                .filter(|(n, s)| !s.off && self.config.only.as_ref().is_none_or(|o| o == *n))
                 .count();
             if all.len() >= known
                 && all

@@ -392,3 +392,51 @@ async fn a_turn_says_which_apps_were_still_connecting() {
     let events = w.turn(&id, "Was steht an?", "turn.ended").await;
     assert!(of(&events, "turn.started")[0].get("not_ready").is_none());
 }
+
+/// An app the owner turned off is never started, so a turn right after
+/// start-up doesn't wait for it, and it isn't named as not ready.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_app_turned_off_doesnt_hold_up_a_turn() {
+    let dir = tempfile::tempdir().unwrap();
+    let apps_home = dir.path().to_path_buf();
+    file::update(&apps_home, |f| {
+        let added = catalog::add(
+            f,
+            "offmail",
+            Reach::Stdio {
+                command: "sleep".into(),
+                args: vec!["60".into()],
+                env: vec![],
+            },
+            "2026-10-05T00:00:00.000Z",
+        );
+        if let Some(s) = f.servers.get_mut("offmail") {
+            s.off = true;
+        }
+        added
+    })
+    .unwrap()
+    .0
+    .unwrap();
+    let apps = Apps::start(AppsConfig::new(&apps_home, dir.path()));
+    let toolbox = Arc::new(apps::WithApps {
+        inner: Arc::new(Tools::new(ToolsConfig::default())),
+        apps,
+    });
+    let s = start_engine(Arc::new(ScriptedEngine::new([say("Hallo.")])), toolbox).await;
+    let chat = s.state.chats.create(NewChat::default()).await.unwrap();
+    let mut sse = SseReader::new(s.get(format!("/api/chats/{}/stream", chat.id)).await);
+    let began = std::time::Instant::now();
+    s.post(
+        format!("/api/chats/{}/messages", chat.id),
+        &json!({ "text": "Was steht an?" }),
+    )
+    .await;
+    let events = sse.until("turn.ended").await.0;
+    assert!(of(&events, "turn.started")[0].get("not_ready").is_none());
+    assert!(
+        began.elapsed() < Duration::from_secs(3),
+        "waited {:?} for an app that is off",
+        began.elapsed()
+    );
+}
