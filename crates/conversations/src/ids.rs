@@ -49,6 +49,19 @@ pub fn is_valid_id(text: &str) -> bool {
     (1..=64).contains(&text.len()) && text.bytes().all(|b| ALPHABET.contains(&b))
 }
 
+/// The chats' folders in `chats_dir` (their ids), in order.
+pub fn chat_dirs(chats_dir: &std::path::Path) -> Vec<String> {
+    let mut dirs: Vec<String> = std::fs::read_dir(chats_dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|id| is_valid_id(id))
+        .collect();
+    dirs.sort();
+    dirs
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

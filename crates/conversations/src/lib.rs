@@ -3,6 +3,8 @@
 pub mod activity;
 pub mod artifact;
 pub mod auto_review;
+mod built_once;
+pub mod chat_search;
 mod engine_box;
 pub use engine_box::EngineBox;
 mod broker;

@@ -272,7 +272,7 @@ fn appends_during_the_build_are_kept_once() {
         conversations::ChatLog::open(&chats.join(live), conversations::Durability::Group).unwrap();
     {
         let activity = activity.clone();
-        log.observe(Box::new(move |event| activity.observe(live, event)));
+        log.observe(Box::new(move |event, _| activity.observe(live, event)));
     }
     let builder = {
         let activity = activity.clone();

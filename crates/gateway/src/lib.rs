@@ -85,6 +85,7 @@ pub fn router(state: AppState) -> Router {
             post(routes::turns::stop_holding),
         )
         .route("/api/activity", get(routes::activity::list))
+        .route("/api/search", get(routes::search::find))
         .route(
             "/api/memories",
             get(routes::memories::list).post(routes::memories::add),

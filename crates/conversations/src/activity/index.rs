@@ -1,9 +1,9 @@
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::RwLock;
 
 use protocol::{ActivityChange, ActivityFold, ActivityKind, ActivityRow, Body, Event, Speaker};
 
+use crate::built_once::BuiltOnce;
 use crate::security::{Attempt, SpellChange, SpellFold};
 use serde::Serialize;
 
@@ -226,11 +226,7 @@ enum Late {
 pub struct Activity {
     chats_dir: PathBuf,
     security: PathBuf,
-    /// One build at a time.
-    building: std::sync::Mutex<()>,
-    /// While a build reads the files: what was committed meanwhile.
-    pending: std::sync::Mutex<Option<Vec<Late>>>,
-    inner: RwLock<Option<Inner>>,
+    inner: BuiltOnce<Inner, Late>,
 }
 
 fn read_log(path: &Path, mut each: impl FnMut(&Event)) {
@@ -248,33 +244,28 @@ impl Activity {
                 .parent()
                 .unwrap_or(chats_dir)
                 .join(crate::security::SECURITY_FILE),
-            building: std::sync::Mutex::new(()),
-            pending: std::sync::Mutex::new(None),
-            inner: RwLock::new(None),
+            inner: BuiltOnce::default(),
         }
     }
 
-    /// Reads every chat's log, unless that was done already. The index
-    /// isn't locked while the logs are read: appends go on meanwhile (their
-    /// events wait in `pending`), so a slow start-up never holds up a chat.
+    /// Reads every chat's log, unless that was done already (see
+    /// [`BuiltOnce`]).
     pub fn build(&self) {
-        if self.is_built() {
-            return;
-        }
-        let _one_builder = self.building.lock().unwrap_or_else(|p| p.into_inner());
-        if self.is_built() {
-            return;
-        }
-        *self.lock_pending() = Some(Vec::new());
+        self.inner.build(
+            || self.read_all(),
+            |inner, late| match late {
+                Late::Event(chat, event) => {
+                    let i = inner.chat_index(&chat);
+                    inner.apply(i, &event);
+                }
+                Late::Attempt(attempt) => inner.apply_security(&attempt),
+            },
+        );
+    }
+
+    fn read_all(&self) -> Inner {
         let mut inner = Inner::new();
-        let mut dirs: Vec<_> = std::fs::read_dir(&self.chats_dir)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|id| crate::ids::is_valid_id(id))
-            .collect();
-        dirs.sort();
+        let dirs = crate::ids::chat_dirs(&self.chats_dir);
         for id in &dirs {
             let chat = inner.chat_index(id);
             let path = self.chats_dir.join(id).join(crate::log::LOG_FILE);
@@ -306,19 +297,7 @@ impl Activity {
         for attempt in crate::security::read(&self.security) {
             inner.apply_security(&attempt);
         }
-        // What was committed while the files were read; anything read
-        // already is dropped by its `seq`.
-        let mut guard = self.inner.write().unwrap_or_else(|p| p.into_inner());
-        for late in self.lock_pending().take().unwrap_or_default() {
-            match late {
-                Late::Event(chat, event) => {
-                    let i = inner.chat_index(&chat);
-                    inner.apply(i, &event);
-                }
-                Late::Attempt(attempt) => inner.apply_security(&attempt),
-            }
-        }
-        *guard = Some(inner);
+        inner
     }
 
     /// Where deleted chats' folders are (`trash/chats` beside `chats`).
@@ -330,35 +309,9 @@ impl Activity {
             .join("chats")
     }
 
-    fn is_built(&self) -> bool {
-        self.inner
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .is_some()
-    }
-
-    fn lock_pending(&self) -> std::sync::MutexGuard<'_, Option<Vec<Late>>> {
-        self.pending.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// Applies what was committed to the index; while a build reads the
-    /// files, keeps it for the build; before any build, leaves it to the
-    /// build to come (which reads it from its file).
-    fn take_in(&self, apply: impl FnOnce(&mut Inner), late: impl FnOnce() -> Late) {
-        let mut guard = self.inner.write().unwrap_or_else(|p| p.into_inner());
-        match guard.as_mut() {
-            Some(inner) => apply(inner),
-            None => {
-                if let Some(pending) = self.lock_pending().as_mut() {
-                    pending.push(late());
-                }
-            }
-        }
-    }
-
     /// A failed try to get in was written to `security.jsonl`.
     pub fn observe_security(&self, attempt: &Attempt) {
-        self.take_in(
+        self.inner.take_in(
             |inner| inner.apply_security(attempt),
             || Late::Attempt(attempt.clone()),
         );
@@ -366,7 +319,7 @@ impl Activity {
 
     /// An event was committed to `chat`'s log.
     pub fn observe(&self, chat: &str, event: &Event) {
-        self.take_in(
+        self.inner.take_in(
             |inner| {
                 let i = inner.chat_index(chat);
                 inner.apply(i, event);
@@ -386,7 +339,7 @@ impl Activity {
         limit: usize,
     ) -> ActivityPage {
         self.build();
-        let guard = self.inner.read().unwrap_or_else(|p| p.into_inner());
+        let guard = self.inner.read();
         let Some(inner) = guard.as_ref() else {
             return ActivityPage {
                 rows: Vec::new(),
@@ -469,7 +422,7 @@ impl Activity {
     }
 
     fn mark_deleted(&self, chat: &str, deleted: bool) {
-        let mut guard = self.inner.write().unwrap_or_else(|p| p.into_inner());
+        let mut guard = self.inner.write();
         let Some(inner) = guard.as_mut() else {
             return;
         };
@@ -483,14 +436,14 @@ impl Activity {
     /// Auto mode's judgement counters across every chat.
     pub fn totals(&self) -> Totals {
         self.build();
-        let guard = self.inner.read().unwrap_or_else(|p| p.into_inner());
+        let guard = self.inner.read();
         guard.as_ref().map(|i| i.totals).unwrap_or_default()
     }
 
     /// Rows in the index (for the benchmark), and chats.
     pub fn size(&self) -> (usize, usize) {
         self.build();
-        let guard = self.inner.read().unwrap_or_else(|p| p.into_inner());
+        let guard = self.inner.read();
         guard
             .as_ref()
             .map_or((0, 0), |i| (i.rows.len(), i.chats.len()))

@@ -104,6 +104,8 @@ pub struct Chats {
     me: std::sync::Weak<Chats>,
     artifacts: artifacts::Store,
     pub(crate) activity: Arc<crate::activity::Activity>,
+    /// Words inside chats (built on the first search).
+    pub(crate) search: Arc<crate::chat_search::ChatSearch>,
     security: Arc<crate::security::SecurityLog>,
     switches: Arc<crate::safety::Switches>,
     /// The owner's notifications (see `notify`).
@@ -210,6 +212,7 @@ impl Chats {
         Arc::new_cyclic(|me| Chats {
             work_rule,
             notify: Arc::default(),
+            search: Arc::new(crate::chat_search::ChatSearch::new(&home.chats_dir())),
             activity,
             security,
             me: me.clone(),
@@ -480,6 +483,11 @@ impl Chats {
         &self.activity
     }
 
+    /// Search inside chats.
+    pub fn search(&self) -> &Arc<crate::chat_search::ChatSearch> {
+        &self.search
+    }
+
     /// The owner's notifications.
     /// Starts building notices from the chats' appends.
     pub fn start_notices(self: &Arc<Self>) {
@@ -496,10 +504,12 @@ impl Chats {
     fn watch(&self, id: &str, log: &ChatLog) {
         let activity = self.activity.clone();
         let notify = self.notify.clone();
+        let search = self.search.clone();
         let id = id.to_owned();
-        log.observe(Box::new(move |event| {
+        log.observe(Box::new(move |event, span| {
             activity.observe(&id, event);
             notify.observe(&id, event);
+            search.observe(&id, event, span);
         }));
     }
 

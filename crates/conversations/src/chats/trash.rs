@@ -57,6 +57,7 @@ impl Chats {
             .unwrap_or_else(|p| p.into_inner())
             .remove(id);
         self.activity.forget(id);
+        self.search.deleted(id);
         self.purge_trash();
         Ok(())
     }
@@ -155,6 +156,7 @@ impl Chats {
         std::fs::rename(&from, self.home.chat_dir(id))
             .map_err(|e| ChatError::Restore(e.to_string()))?;
         self.activity.restored(id);
+        self.search.restored(id);
         Ok(())
     }
 }

@@ -94,9 +94,9 @@ struct Index {
     end: u64,
 }
 
-/// Told of every event as it is committed, before the append is
-/// acknowledged (the Activity index keeps up this way).
-pub type Observer = Box<dyn Fn(&Event) + Send + Sync>;
+/// Told of every event as it is committed, with where its line is, before
+/// the append is acknowledged (Activity and search keep up this way).
+pub type Observer = Box<dyn Fn(&Event, Span) + Send + Sync>;
 
 struct Shared {
     index: RwLock<Index>,

@@ -120,10 +120,10 @@ impl Writer {
                 view.apply(&committed.event);
             }
         }
-        for (committed, _, reply) in done {
+        for (committed, span, reply) in done {
             let event = committed.event.clone();
             if let Some(observe) = self.shared.observer.get() {
-                observe(&event);
+                observe(&event, span);
             }
             // Nobody following the chat is fine.
             let _ = self.shared.live.send(Live::Event(Arc::new(committed)));

@@ -16,6 +16,7 @@ pub mod passwords;
 pub mod providers;
 pub mod repair;
 pub mod routines;
+pub mod search;
 pub mod security;
 pub mod session;
 pub mod setup_link;
