@@ -61,14 +61,24 @@ test("each of the six kinds is drawn beside the chat; tabs, versions and changes
     assert.match(code, /\n\s+12,\n\s+19,\n\s+7,/);
     await shot(page, "21-chart-code");
 
-    // A new version opens in its place; Changes shows the line diff.
+    // A new version opens in its place; Changes says what changed in
+    // words and values, with the line diff folded below.
     await send(page, "make it bigger");
     await idle(page);
     await shownVersion(page, 2);
     assert.equal(await panel(page).locator(".version-picker option").count(), 2);
     await panel(page).getByRole("tab", { name: "Changes" }).click();
-    await panel(page).locator(".changes-head").waitFor();
-    assert.match(await panel(page).locator(".changes-head").innerText(), /^From version 1 to version 2: \d+ lines? added, \d+ removed\.$/);
+    await panel(page).locator(".chart-changes li").first().waitFor();
+    assert.equal(await panel(page).locator(".changes-head").innerText(), "From version 1 to version 2:");
+    assert.deepEqual(await panel(page).locator(".chart-changes li").allInnerTexts(), [
+      "“Visitors” at “Mon”: 12 → 22.",
+      "“Visitors” at “Tue”: 19 → 29.",
+      "“Visitors” at “Wed”: 7 → 17.",
+      "“Visitors” at “Thu”: 15 → 25.",
+      "“Visitors” at “Fri”: 22 → 32.",
+    ]);
+    assert.equal(await panel(page).locator(".diff").isVisible(), false, "the spec's lines are folded");
+    await panel(page).getByText("The chart's spec, line by line").click();
     assert.ok((await panel(page).locator(".diff .line.add").count()) > 0);
     assert.ok((await panel(page).locator(".diff .line.del").count()) > 0);
     await shot(page, "22-changes");

@@ -223,7 +223,8 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
         {r.page !== "chat" && <TopBar title={here} />}
         {r.page === "chat" && (
           <ChatPage
-            key={r.id}
+            // A result found inside this same chat opens it again at its line.
+            key={`${r.id}:${new URLSearchParams(location.search).get("at") ?? ""}`}
             id={r.id}
             onActivity={loadChats}
             onTitle={setChatTitle}

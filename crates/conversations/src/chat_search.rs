@@ -18,7 +18,7 @@ use search::{Index, Kind, Place};
 use serde::Serialize;
 
 use crate::built_once::BuiltOnce;
-use crate::log::scan::{scan, Span};
+use crate::log::scan::{scan_spans, Span};
 use crate::log::LOG_FILE;
 
 /// Characters of a result's line.
@@ -104,19 +104,7 @@ fn read_log(path: &Path, mut each: impl FnMut(&Event, Span)) {
     let Ok(bytes) = std::fs::read(path) else {
         return;
     };
-    let mut events = Vec::new();
-    let found = scan(&bytes, |e| {
-        if text_of(e).is_some() {
-            events.push(e.clone());
-        }
-    });
-    let mut spans = found.spans.iter().peekable();
-    for event in &events {
-        while spans.next_if(|s| s.seq < event.seq).is_some() {}
-        if let Some(span) = spans.peek() {
-            each(event, **span);
-        }
-    }
+    scan_spans(&bytes, |e, span| each(e, span));
 }
 
 impl ChatSearch {

@@ -9,19 +9,35 @@ mod common;
 
 use std::sync::Arc;
 
-use common::{start_engine, Server, SseReader};
+use common::{start_engine, Server};
 use engines::{Chunk, ScriptedEngine};
 use serde_json::{json, Value};
 use tools::{Tools, ToolsConfig};
 
+/// Says `text` and waits for the turn it starts to end.
 async fn say(s: &Server, id: &str, text: &str) {
-    let mut sse = SseReader::new(s.get(format!("/api/chats/{id}/stream")).await);
     s.post(
         format!("/api/chats/{id}/messages"),
         &json!({ "text": text }),
     )
     .await;
-    sse.until("turn.ended").await;
+    for _ in 0..500 {
+        let events: Vec<Value> = s.get_json(format!("/api/chats/{id}/events")).await;
+        let said = events
+            .iter()
+            .filter(|e| e["type"] == "message")
+            .map(|e| e["seq"].as_u64().unwrap())
+            .max()
+            .unwrap_or(0);
+        if events
+            .iter()
+            .any(|e| e["type"] == "turn.ended" && e["seq"].as_u64().unwrap() > said)
+        {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    panic!("the turn didn't end");
 }
 
 async fn search(s: &Server, q: &str) -> Value {

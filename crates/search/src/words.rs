@@ -42,6 +42,13 @@ fn fold_char(c: char, mut out: impl FnMut(char)) {
         out(c.to_ascii_lowercase());
         return;
     }
+    // The one letter whose lower case isn't its case-folded form: a German
+    // reader writes "ß" as "ss" when it can't be typed.
+    if c == 'ß' || c == 'ẞ' {
+        out('s');
+        out('s');
+        return;
+    }
     decompose_compatible(c, |d| {
         if is_combining_mark(d) {
             return;

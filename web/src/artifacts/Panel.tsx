@@ -187,7 +187,7 @@ export function Panel(props: { shown: Shown; chat: string; onShow: (s: Shown) =>
   } else if (tab === "code") {
     body = <CodeTab artifact={artifact} n={n} />;
   } else {
-    body = <Changes id={artifact.id} n={n} />;
+    body = <Changes id={artifact.id} n={n} kind={artifact.kind} />;
   }
   return (
     <aside

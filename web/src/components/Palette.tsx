@@ -1,16 +1,20 @@
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { navigate } from "../router";
 import type { ChatSummary, Skill } from "../api";
+import { KIND_WORDS, matchesWords, resultPath, useContentSearch, warmSearch, type SearchPart } from "../search";
+import { FoundLine } from "./Found";
 import "../pages.css";
 
 export interface Command {
   label: string;
   hint?: string;
+  /** A line found inside a chat, shown with its matches marked. */
+  parts?: SearchPart[];
   run: () => void;
 }
 
-/** Ctrl K / ⌘K: find chats, skills and commands. */
-/** The pages ⌘K goes to (kept here, loaded with the palette). */
+/** Ctrl K / ⌘K: find chats (by name and by the words inside them), skills,
+ *  pages and commands. The pages it goes to are kept here, loaded with it. */
 const PAGES: [string, string, string?][] = [
   ["Skills", "/skills"],
   ["Activity", "/activity"],
@@ -29,7 +33,11 @@ export function Palette(props: { chats: ChatSummary[]; skills: Skill[]; commands
   const [q, setQ] = useState("");
   const [at, setAt] = useState(0);
   const input = useRef<HTMLInputElement>(null);
-  useEffect(() => input.current?.focus(), []);
+  useEffect(() => {
+    input.current?.focus();
+    warmSearch();
+  }, []);
+  const inside = useContentSearch(q, 20);
   const items: Command[] = useMemo(() => {
     const all: Command[] = [
       ...props.commands,
@@ -38,8 +46,18 @@ export function Palette(props: { chats: ChatSummary[]; skills: Skill[]; commands
       ...props.skills.map((s) => ({ label: s.name, hint: "Skill", run: () => props.openSkill(s.id) })),
     ];
     const needle = q.trim().toLowerCase();
-    return (needle ? all.filter((i) => i.label.toLowerCase().includes(needle)) : all).slice(0, 50);
-  }, [q, props.chats, props.skills, props.commands]);
+    const named = (needle ? all.filter((i) => matchesWords(i.label, needle) || i.label.toLowerCase().includes(needle)) : all).slice(0, 50);
+    const titles = new Map(props.chats.map((c) => [c.id, c.title || "New chat"]));
+    const found: Command[] = needle
+      ? (inside.found?.results ?? []).map((r) => ({
+          label: r.line,
+          parts: r.parts,
+          hint: `${titles.get(r.chat) ?? "A chat"} · ${KIND_WORDS[r.kind]}`,
+          run: () => navigate(resultPath(r)),
+        }))
+      : [];
+    return [...named, ...found];
+  }, [q, props.chats, props.skills, props.commands, inside.found]);
   const run = (i: Command | undefined) => {
     if (!i) return;
     props.onClose();
@@ -79,11 +97,11 @@ export function Palette(props: { chats: ChatSummary[]; skills: Skill[]; commands
         <ul role="listbox" id="palette-results" aria-label="What matches">
           {items.map((i, n) => (
             <li key={`${i.hint}:${i.label}:${n}`} id={`palette-${n}`} role="option" aria-selected={n === at} class={n === at ? "at" : ""} onClick={() => run(i)}>
-              {i.label}
+              {i.parts ? <FoundLine parts={i.parts} /> : i.label}
               {i.hint && <span class="quiet"> {i.hint}</span>}
             </li>
           ))}
-          {items.length === 0 && <li class="quiet">Nothing matches.</li>}
+          {items.length === 0 && <li class="quiet">{inside.busy ? "Searching inside chats…" : "Nothing matches."}</li>}
         </ul>
       </div>
     </div>

@@ -1,6 +1,8 @@
 import { useMemo, useState } from "preact/hooks";
 import type { ArtifactSummary, ChatSummary } from "../api";
 import { navigate } from "../router";
+import { KIND_WORDS, matchesWords, resultPath, useContentSearch, warmSearch } from "../search";
+import { FoundLine } from "./Found";
 
 function when(iso: string | null): string {
   if (!iso) return "";
@@ -22,10 +24,12 @@ export function Sidebar(props: {
   const [search, setSearch] = useState("");
   const [archived, setArchived] = useState(false);
   const shown = useMemo(() => {
-    const q = search.trim().toLowerCase();
+    const q = search.trim();
     const list = props.chats.filter((c) => c.archived === archived);
-    return q ? list.filter((c) => (c.title ?? "New chat").toLowerCase().includes(q)) : list;
+    return q ? list.filter((c) => matchesWords(c.title ?? "New chat", q)) : list;
   }, [props.chats, search, archived]);
+  const inside = useContentSearch(search);
+  const titles = useMemo(() => new Map(props.chats.map((c) => [c.id, c.title || "New chat"])), [props.chats]);
   const archivedCount = props.chats.filter((c) => c.archived).length;
   const go = (path: string) => {
     navigate(path);
@@ -35,7 +39,7 @@ export function Sidebar(props: {
   // app's too): one place to see them all.
   const needs = props.chats.reduce((n, c) => n + (c.waiting ?? 0), 0);
   return (
-    <nav class="sidebar" aria-label="Chats and pages">
+    <nav class={search.trim() ? "sidebar searching" : "sidebar"} aria-label="Chats and pages">
       <div class="sidebar-top">
         <span class="brand">Conch</span>
         <button class="primary" onClick={props.onNew}>
@@ -60,7 +64,14 @@ export function Sidebar(props: {
         placeholder="Search chats"
         aria-label="Search chats"
         value={search}
+        onFocus={warmSearch}
         onInput={(e) => setSearch((e.target as HTMLInputElement).value)}
+        onKeyDown={(e) => {
+          if (e.key === "Escape" && search) {
+            e.stopPropagation();
+            setSearch("");
+          }
+        }}
       />
       <ul class="chat-list">
         {shown.map((c) => (
@@ -83,8 +94,43 @@ export function Sidebar(props: {
             </a>
           </li>
         ))}
-        {shown.length === 0 && <li class="quiet empty">{search ? "No chat matches." : archived ? "No archived chats." : "No chats yet."}</li>}
+        {shown.length === 0 && <li class="quiet empty">{search ? "No chat's name matches." : archived ? "No archived chats." : "No chats yet."}</li>}
       </ul>
+      {search.trim() && (
+        <section class="found" aria-labelledby="found-heading" aria-busy={inside.busy}>
+          <h2 id="found-heading" class="side-heading">
+            Inside chats
+          </h2>
+          {inside.error && <p class="quiet">{inside.error}</p>}
+          {!inside.error && inside.found === null && <p class="quiet">Searching…</p>}
+          {inside.found && inside.found.results.length === 0 && <p class="quiet">No words inside a chat match.</p>}
+          {inside.found && inside.found.results.length > 0 && (
+            <ul class="found-list">
+              {inside.found.results.map((r) => (
+                <li key={`${r.chat}:${r.seq}`}>
+                  <a
+                    href={resultPath(r)}
+                    onClick={(e) => {
+                      e.preventDefault();
+                      go(resultPath(r));
+                    }}
+                  >
+                    <span class="found-where">
+                      {titles.get(r.chat) ?? "A chat"} · {KIND_WORDS[r.kind]}
+                    </span>
+                    <FoundLine parts={r.parts} />
+                  </a>
+                </li>
+              ))}
+            </ul>
+          )}
+          {inside.found && inside.found.total > inside.found.results.length && (
+            <p class="quiet">
+              The {inside.found.results.length} newest of {inside.found.total}. Add a word to narrow it.
+            </p>
+          )}
+        </section>
+      )}
       {(archivedCount > 0 || archived) && (
         <button class="link archived-toggle" aria-pressed={archived} onClick={() => setArchived(!archived)}>
           {archived ? "Back to your chats" : `Archived (${archivedCount})`}

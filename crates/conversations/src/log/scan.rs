@@ -42,6 +42,11 @@ impl Scan {
 
 /// Scans `bytes`, calling `each` with every good event in order.
 pub fn scan(bytes: &[u8], mut each: impl FnMut(&Event)) -> Scan {
+    scan_spans(bytes, |e, _| each(e))
+}
+
+/// `scan`, telling `each` where the event's line is too.
+pub fn scan_spans(bytes: &[u8], mut each: impl FnMut(&Event, Span)) -> Scan {
     let mut out = Scan::default();
     let mut bad: Vec<(u64, u64)> = Vec::new();
     let mut pos = 0usize;
@@ -57,12 +62,13 @@ pub fn scan(bytes: &[u8], mut each: impl FnMut(&Event)) -> Scan {
         });
         match good {
             Some((event, len)) => {
-                each(&event);
-                out.spans.push(Span {
+                let span = Span {
                     seq: event.seq,
                     start: pos as u64,
                     len,
-                });
+                };
+                each(&event, span);
+                out.spans.push(span);
                 out.good_len = nl as u64 + 1;
             }
             None => bad.push((pos as u64, nl as u64 + 1)),
