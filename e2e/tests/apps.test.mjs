@@ -1,4 +1,4 @@
-// Settings → Apps: a real MCP server from npm (server-everything), added
+// Settings → Connections: a real MCP server from npm (server-everything), added
 // in a terminal, shown with whether it is connected and each tool with
 // whether it reads or writes; a tool's choice made on the page reaches
 // apps.json, and a choice toward looser than the server says is refused in
@@ -14,7 +14,7 @@ import { browser, root, shot, signIn, startConch } from "../lib/conch.mjs";
 const exe = process.env.CONCH_BIN ?? join(root, "target", "debug", "conch");
 const everything = join(root, "crates/apps/tests/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 
-test("Settings → Apps: an app's tools with reads or writes, and a choice made on the page", async () => {
+test("Settings → Connections: a connection's tools with reads or writes, and a choice made on the page", async () => {
   const conch = await startConch((home) => {
     const out = spawnSync(exe, ["--home", home, "apps", "add", "everything", "--", "node", everything, "stdio"], { encoding: "utf8" });
     assert.equal(out.status, 0, out.stdout + out.stderr);
@@ -24,8 +24,8 @@ test("Settings → Apps: an app's tools with reads or writes, and a choice made 
     const { page } = b;
     await signIn(page, conch.url);
     await page.goto(`${conch.url}/settings`);
-    await page.getByRole("link", { name: "Your apps (MCP servers) and each tool's choice" }).click();
-    await page.getByRole("heading", { name: "Apps", exact: true }).waitFor();
+    await page.getByRole("link", { name: "Your connections (MCP servers) and each tool's choice" }).click();
+    await page.getByRole("heading", { name: "Connections", exact: true }).waitFor();
     const app = page.locator(".app[data-app=everything]");
     await app.getByText("connected").waitFor({ timeout: 20000 });
     const echo = app.locator("li[data-tool=echo]");

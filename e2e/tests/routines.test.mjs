@@ -44,6 +44,8 @@ test("Settings lets the owner save a bot token, make a link code, and allow some
     const { page } = b;
     await signIn(page, conch.url);
     await page.getByRole("link", { name: "Settings" }).click();
+    await page.getByRole("link", { name: /^Telegram/ }).click();
+    await page.getByRole("heading", { name: "Chat apps", level: 1 }).waitFor();
     const apps = page.locator(".chat-apps");
     // Each way to be told can be turned off, and stays off.
     const onPage = apps.getByLabel("Tell me on this page");

@@ -175,7 +175,7 @@ test("each of the six kinds is drawn beside the chat; tabs, versions and changes
   }
 });
 
-test("pinned as an app: Apps in the sidebar, /apps/:id from the cache, Refresh asks and is answered, ⌘K and Activity's Made", async () => {
+test("pinned: under Pinned in the sidebar, /apps/:id from the cache, Refresh asks and is answered, ⌘K and Activity's Made", async () => {
   const site = await witness({ "/week": "<html><body><h1>This week</h1><p>Mon 30, Tue 31, Wed 12.</p></body></html>" });
   const conch = await startConch();
   const b = await browser();
@@ -188,8 +188,8 @@ test("pinned as an app: Apps in the sidebar, /apps/:id from the cache, Refresh a
     await idle(page);
     await shownVersion(page, 1);
     const id = await panel(page).getAttribute("data-artifact");
-    await panel(page).getByRole("button", { name: "Pin as an app" }).click();
-    await panel(page).locator(".panel-said", { hasText: "Pinned: it's under Apps in the sidebar." }).waitFor();
+    await panel(page).getByRole("button", { name: "Pin", exact: true }).click();
+    await panel(page).locator(".panel-said", { hasText: "Pinned: it's under Pinned in the sidebar." }).waitFor();
     const app = page.locator(".apps-list a", { hasText: "Weekly numbers" });
     await app.waitFor();
     const chatsBefore = await page.locator(".chat-list li a").count();
@@ -265,7 +265,7 @@ test("pinned as an app: Apps in the sidebar, /apps/:id from the cache, Refresh a
     for (const row of made) assert.match(row, /^(Made|Updated|Refreshed) the (chart|table|page|document|picture|diagram) "/);
     await shot(page, "28-activity-made");
 
-    // Unpinned, it leaves Apps.
+    // Unpinned, it leaves Pinned.
     await page.locator(".apps-list a", { hasText: "Weekly numbers" }).click();
     await page.getByRole("button", { name: "Unpin" }).click();
     await page.locator(".apps-list").waitFor({ state: "detached" });
@@ -307,7 +307,7 @@ test("the panel from the keyboard, resized and remembered; Copy, Download, Full 
       await page.keyboard.press("Tab");
     }
     const names = seen.map((s) => s.name);
-    for (const want of ["Panel width: drag, or use the arrow keys", "Close the panel", "View", "Copy", "Download", "Pin as an app", "Full screen", "Delete", "Show as a table"]) {
+    for (const want of ["Panel width: drag, or use the arrow keys", "Close the panel", "View", "Copy", "Download", "Pin", "Full screen", "Delete", "Show as a table"]) {
       assert.ok(names.some((n) => n.startsWith(want)), `${want} is in the tab order: ${names.join(" | ")}`);
     }
     for (const s of seen) assert.ok(s.visible, `${s.name} shows its focus`);

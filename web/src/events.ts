@@ -116,7 +116,7 @@ const s = (v: unknown): string => (typeof v === "string" ? v : "");
 function notReady(names: string[]): string {
   const list = names.length === 1 ? names[0] : `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
   const were = names.length === 1 ? "was" : "were";
-  return `${list} ${were} still connecting, so ${names.length === 1 ? "its" : "their"} tools aren't in this answer. Ask again in a moment, or see Apps.`;
+  return `${list} ${were} still connecting, so ${names.length === 1 ? "its" : "their"} tools aren't in this answer. Ask again in a moment, or see Settings → Connections.`;
 }
 
 /** Folds events into the transcript. Events must be in `seq` order. */

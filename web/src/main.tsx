@@ -22,6 +22,7 @@ const useSecurity = lazyPart(() => import("./components/SecurityPage"));
 const useModels = lazyPart(() => import("./components/ModelsPage"));
 const useMemories = lazyPart(() => import("./components/MemoriesPage"));
 const useAppsPage = lazyPart(() => import("./components/AppsPage"));
+const useChatApps = lazyPart(() => import("./components/ChatAppsSettings"));
 const usePasswords = lazyPart(() => import("./components/PasswordsPage"));
 const useBackups = lazyPart(() => import("./components/BackupsPage"));
 const useTrash = lazyPart(() => import("./components/TrashPage"));
@@ -44,7 +45,13 @@ const PAGE_TITLES: Record<string, string> = {
   settings: "Settings",
   security: "Security",
   models: "Models",
-  app: "App",
+  apps: "Connections",
+  chatapps: "Chat apps",
+  passwords: "Passwords",
+  backups: "Backups",
+  routines: "Routines",
+  memories: "Memories",
+  app: "Pinned",
   trash: "Trash",
 };
 
@@ -255,6 +262,7 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
         {r.page === "security" && <Lazy use={useSecurity} pick={(m) => m.SecurityPage} />}
         {r.page === "models" && <Lazy use={useModels} pick={(m) => m.ModelsPage} />}
         {r.page === "apps" && <Lazy use={useAppsPage} pick={(m) => m.AppsPage} />}
+        {r.page === "chatapps" && <Lazy use={useChatApps} pick={(m) => m.ChatAppsPage} />}
         {r.page === "activity" && <Lazy key={r.waiting ? "waiting" : "all"} use={useActivity} pick={(m) => m.ActivityPage} props={{ waiting: r.waiting }} />}
         {r.page === "app" && <Lazy key={r.id} use={useAppPage} pick={(m) => m.AppPage} props={{ id: r.id }} />}
         {r.page === "memories" && <Lazy use={useMemories} pick={(m) => m.MemoriesPage} />}

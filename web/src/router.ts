@@ -1,5 +1,6 @@
 // Paths, without a router library: /, /chats/:id, /skills, /skills/:id,
-// /settings, /settings/security, /settings/models, /settings/apps, /activity, /routines,
+// /settings, /settings/security, /settings/models, /settings/connections (and its
+// older /settings/apps), /settings/chat-apps, /activity, /routines,
 // /apps/:id, /memories.
 
 import { useEffect, useState } from "preact/hooks";
@@ -33,6 +34,7 @@ export type Route =
   | { page: "security" }
   | { page: "models" }
   | { page: "apps" }
+  | { page: "chatapps" }
   | { page: "passwords" }
   | { page: "backups" }
   | { page: "trash" }
@@ -47,7 +49,8 @@ export function route(path: string): Route {
   if (parts[0] === "skills") return { page: "skills", id: parts[1] };
   if (parts[0] === "settings" && parts[1] === "security") return { page: "security" };
   if (parts[0] === "settings" && parts[1] === "models") return { page: "models" };
-  if (parts[0] === "settings" && parts[1] === "apps") return { page: "apps" };
+  if (parts[0] === "settings" && (parts[1] === "connections" || parts[1] === "apps")) return { page: "apps" };
+  if (parts[0] === "settings" && parts[1] === "chat-apps") return { page: "chatapps" };
   if (parts[0] === "settings" && parts[1] === "passwords") return { page: "passwords" };
   if (parts[0] === "settings" && parts[1] === "backups") return { page: "backups" };
   if (parts[0] === "settings" && parts[1] === "trash") return { page: "trash" };

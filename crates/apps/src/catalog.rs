@@ -108,15 +108,15 @@ impl std::fmt::Display for AppsError {
             AppsError::BadName(sentence) | AppsError::BadReach(sentence) => f.write_str(sentence),
             AppsError::Exists(app) => write!(
                 f,
-                "There's already an app named \"{app}\". Remove it first (conch apps remove {app}), or pick another name."
+                "There's already a connection named \"{app}\". Remove it first (conch connections remove {app}), or pick another name."
             ),
             AppsError::NoApp(app) => write!(
                 f,
-                "There's no app named \"{app}\". See them with conch apps list."
+                "There's no connection named \"{app}\". See them with conch connections list."
             ),
             AppsError::NoTool { app, tool, listed } if listed.is_empty() => write!(
                 f,
-                "{app} has no tool named \"{tool}\" that Conch has seen. It hasn't listed any yet: is it running? (conch apps list)"
+                "{app} has no tool named \"{tool}\" that Conch has seen. It hasn't listed any yet: is it running? (conch connections list)"
             ),
             AppsError::NoTool { app, tool, listed } => write!(
                 f,
@@ -178,7 +178,7 @@ fn check_reach(reach: &Reach) -> Result<(), AppsError> {
         Reach::Stdio { command, env, .. } => {
             if command.trim().is_empty() {
                 return Err(AppsError::BadReach(
-                    "Say which program to start, after --: conch apps add NAME -- COMMAND [ARGS…]"
+                    "Say which program to start, after --: conch connections add NAME -- COMMAND [ARGS…]"
                         .into(),
                 ));
             }

@@ -114,7 +114,7 @@ impl std::fmt::Display for FileError {
             FileError::Read(p, e) => write!(f, "Conch couldn't read {}: {e}.", p.display()),
             FileError::Invalid(p, e) => write!(
                 f,
-                "{} can't be read (line {}, column {}): {e}. Fix it, or move it aside and add your apps again.",
+                "{} can't be read (line {}, column {}): {e}. Fix it, or move it aside and add your connections again.",
                 p.display(),
                 e.line(),
                 e.column()

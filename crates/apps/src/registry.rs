@@ -442,7 +442,7 @@ impl Apps {
     async fn conn_for(&self, server: &str, work: &Path) -> Result<Arc<Conn>, String> {
         let live = self
             .live(server)
-            .ok_or_else(|| format!("{server} isn't one of your apps any more"))?;
+            .ok_or_else(|| format!("{server} isn't one of your connections any more"))?;
         if !self.connected(server) {
             let why = match &*live.status.lock().unwrap_or_else(|p| p.into_inner()) {
                 Status::Failed { error, .. } => format!("{server} isn't connected: {error}"),

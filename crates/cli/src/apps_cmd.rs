@@ -189,7 +189,7 @@ fn add(home: &Home, args: AddArgs) -> Result<(), Failure> {
         }
         (None, None) => {
             return Err(Failure(
-                "Say how to reach it: conch apps add NAME -- COMMAND [ARGS…], or conch apps add NAME --url URL."
+                "Say how to reach it: conch connections add NAME -- COMMAND [ARGS…], or conch connections add NAME --url URL."
                     .into(),
             ))
         }
@@ -235,12 +235,12 @@ fn add(home: &Home, args: AddArgs) -> Result<(), Failure> {
                 .map(|s| s.tools.len())
                 .unwrap_or(0);
             println!(
-                "Added {} with {tools} tools, each following the mode. See them with conch apps list; turn one off with conch apps policy {} TOOL off.",
+                "Added {} with {tools} tools, each following the mode. See them with conch connections list; turn one off with conch connections policy {} TOOL off.",
                 args.name, args.name
             );
         }
         Some(apps::Status::Failed { error, .. }) => println!(
-            "Added {}, but it couldn't be reached: {error} Conch tries again when it starts; fix it, or remove it with conch apps remove {}.",
+            "Added {}, but it couldn't be reached: {error} Conch tries again when it starts; fix it, or remove it with conch connections remove {}.",
             args.name, args.name
         ),
         _ => println!("Added {}. Its tools are listed when Conch next starts it.", args.name),
@@ -262,7 +262,7 @@ fn list(root: &Path, json: bool) -> Result<(), Failure> {
     if f.servers.is_empty() {
         writeln!(
             out,
-            "No apps yet. Add one with conch apps add NAME -- COMMAND, or conch apps add NAME --url URL."
+            "No connections yet. Add one with conch connections add NAME -- COMMAND, or conch connections add NAME --url URL."
         )?;
         return Ok(());
     }
@@ -323,7 +323,7 @@ fn policy(root: &Path, args: PolicyArgs) -> Result<(), Failure> {
             "off" => false,
             other => {
                 return Err(Failure(format!(
-                    "Say conch apps policy {} on (or off) for the app, or conch apps policy {} {other} CHOICE for a tool.",
+                    "Say conch connections policy {} on (or off) for the app, or conch connections policy {} {other} CHOICE for a tool.",
                     args.name, args.name
                 )))
             }

@@ -331,7 +331,7 @@ fn servers_over(root: &Path, app: App, found: &Found, report: &mut Report) -> Re
             format!(" It was off in {}.", app.name())
         };
         report.came.push(format!(
-            "The MCP server \"{}\" from {} as an app, off until you turn it on (it will run {runs}); every tool set to Ask{secret_words}.{was_off} Turn it on with conch apps policy {} on, or on the Apps page.",
+            "The MCP server \"{}\" from {} as a connection, off until you turn it on (it will run {runs}); every tool set to Ask{secret_words}.{was_off} Turn it on with conch connections policy {} on, or in Settings → Connections.",
             s.name,
             app.name(),
             s.name,

@@ -81,7 +81,9 @@ enum Command {
         #[command(subcommand)]
         command: seal_cmd::SealCommand,
     },
-    /// The owner's apps (MCP servers): add, list, choose per tool, remove.
+    /// The owner's connections (MCP servers): add, list, choose per tool,
+    /// remove. `conch apps` is the older spelling.
+    #[command(name = "connections", alias = "apps")]
     Apps {
         #[command(subcommand)]
         command: apps_cmd::AppsCommand,

@@ -141,7 +141,7 @@ fn add_list_choose_and_remove_a_real_server() {
         serde_json::from_slice(&conch(&home, &["apps", "list", "--json"]).stdout).unwrap();
     assert_eq!(list, serde_json::json!({}));
     let out = conch(&home, &["apps", "remove", "everything"]);
-    assert!(text(&out).contains("no app named"), "{}", text(&out));
+    assert!(text(&out).contains("no connection named"), "{}", text(&out));
 }
 
 #[test]

@@ -452,7 +452,10 @@ fn an_import_reads_files_never_links() {
         assert_eq!(server["off"], true, "{name} would start: {apps}");
     }
     assert!(words.contains("It was off in OpenClaw"), "{words}");
-    assert!(words.contains("conch apps policy stranger on"), "{words}");
+    assert!(
+        words.contains("conch connections policy stranger on"),
+        "{words}"
+    );
     assert!(!marker.exists());
     assert!(words.contains(".env is a link"), "{words}");
     assert!(words.contains("MEMORY.md is a link"), "{words}");

@@ -111,13 +111,13 @@ export function AppPage({ id }: { id: string }) {
             void pageApi.pin(id, !artifact.pinned).then(
               (r) => {
                 changed(id);
-                setSaid(r.pinned ? "Pinned: it's under Apps in the sidebar." : "Unpinned: it left Apps.");
+                setSaid(r.pinned ? "Pinned: it's under Pinned in the sidebar." : "Unpinned: it left the sidebar.");
               },
               (e: unknown) => setSaid(e instanceof Error ? e.message : String(e)),
             )
           }
         >
-          {artifact.pinned ? "Unpin" : "Pin as an app"}
+          {artifact.pinned ? "Unpin" : "Pin"}
         </button>
         <a class="button" href={`/api/artifacts/${encodeURIComponent(id)}/versions/${artifact.latest}/download`} download>
           Download

@@ -1,5 +1,5 @@
 // The panel beside the chat (ADR 0034 §2): View (Use, for a page), Code
-// and Changes; a version picker; Copy, Download, Pin as an app, Full screen
+// and Changes; a version picker; Copy, Download, Pin, Full screen
 // and Delete (asked once). Its edge drags (or takes the arrow keys) to
 // resize it, and the width is remembered. Loaded the first time something
 // is shown beside a chat.
@@ -269,15 +269,15 @@ export function Panel(props: { shown: Shown; chat: string; onShow: (s: Shown) =>
                   act(async () => {
                     const r = await pageApi.pin(id, !artifact.pinned);
                     changed(id);
-                    return r.pinned ? "Pinned: it's under Apps in the sidebar." : "Unpinned: it left Apps.";
+                    return r.pinned ? "Pinned: it's under Pinned in the sidebar." : "Unpinned: it left the sidebar.";
                   })
                 }
               >
-                {artifact.pinned ? "Unpin" : "Pin as an app"}
+                {artifact.pinned ? "Unpin" : "Pin"}
               </button>
               {artifact.pinned && (
                 <button class="small" onClick={() => navigate(`/apps/${encodeURIComponent(id)}`)}>
-                  Open as an app
+                  Open on its own page
                 </button>
               )}
               <button class="small" aria-pressed={full} onClick={() => void toggleFull()}>
@@ -291,7 +291,7 @@ export function Panel(props: { shown: Shown; chat: string; onShow: (s: Shown) =>
                     detail: (
                       <p>
                         {artifact.versions.length === 1 ? "Its one version goes" : `All ${artifact.versions.length} of its versions go`}
-                        {artifact.pinned ? ", and it leaves Apps" : ""}. This can't be undone; the chat keeps its cards.
+                        {artifact.pinned ? ", and it leaves Pinned" : ""}. This can't be undone; the chat keeps its cards.
                       </p>
                     ),
                     yes: "Delete",

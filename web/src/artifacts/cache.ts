@@ -47,7 +47,7 @@ export function changes(id: string, to: number) {
 }
 
 /** A new version, a pin or a delete: describe it again next time, and tell
- *  whoever shows artifacts (the sidebar's Apps, an open panel). */
+ *  whoever shows artifacts (the sidebar's Pinned, an open panel). */
 export function changed(id: string): void {
   described.delete(id);
   listeners.forEach((l) => l());
@@ -66,7 +66,7 @@ export function onChange(listener: () => void): () => void {
   return () => listeners.delete(listener);
 }
 
-/** Pinned artifacts, for the sidebar's Apps. */
+/** Pinned artifacts, for the sidebar's Pinned. */
 export function pinned(): Promise<ArtifactSummary[]> {
   return api.artifacts(true);
 }

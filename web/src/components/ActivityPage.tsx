@@ -9,7 +9,7 @@ const FILTERS: { id: string; label: string; kinds?: string[]; waiting?: boolean 
   { id: "command", label: "Commands", kinds: ["command"] },
   { id: "file", label: "Files", kinds: ["file"] },
   { id: "page", label: "Pages", kinds: ["page"] },
-  { id: "app", label: "Apps", kinds: ["app"] },
+  { id: "app", label: "Connections", kinds: ["app"] },
   { id: "made", label: "Made", kinds: ["made"] },
   { id: "question", label: "Questions", kinds: ["question"] },
   { id: "waiting", label: "Still waiting", waiting: true },

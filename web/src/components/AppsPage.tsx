@@ -1,4 +1,4 @@
-// Settings → Apps: the owner's apps (MCP servers), whether each is
+// Settings → Connections: the owner's MCP servers, whether each is
 // connected, and each tool's choice. Adding or removing an app is done in a
 // terminal (`conch apps add|remove`), where a secret is read from standard
 // input and never passes through a page.
@@ -64,11 +64,11 @@ export function AppsPage() {
   };
   return (
     <div class="page apps-page">
-      <h1>Apps</h1>
+      <h1>Connections</h1>
       <p class="quiet">
-        Your apps' tools are offered to the assistant. What they return marks the chat, so a tool that writes asks once
-        the chat has read something, in every mode. Add or remove an app in a terminal: <code>conch apps add NAME -- COMMAND</code>{" "}
-        or <code>conch apps add NAME --url URL</code>.
+        Your connections' tools are offered to the assistant. What they return marks the chat, so a tool that writes asks once
+        the chat has read something, in every mode. Add or remove one in a terminal, as adding one starts a program: <code>conch connections add NAME -- COMMAND</code>{" "}
+        or <code>conch connections add NAME --url URL</code>.
       </p>
       {error && (
         <p class="error" role="alert">

@@ -2,10 +2,11 @@ import { useEffect, useState } from "preact/hooks";
 import { type Bridge } from "../api";
 import { pageApi } from "../pageApi";
 
-// Settings → Chat apps: the same controls as `conch bridges`. Your own
-// account is linked with a one-time code; anyone else who may talk to the
-// bot is on the list, and their words mark the chat they write in.
-export function ChatAppsSettings() {
+// Settings → Chat apps, a page of its own: the same controls as `conch
+// bridges`. Your own account is linked with a one-time code; anyone else who
+// may talk to the bot is on the list, and their words mark the chat they
+// write in. Where you are told of a question waiting is chosen here too.
+export function ChatAppsPage() {
   const [bridges, setBridges] = useState<Bridge[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [said, setSaid] = useState<string | null>(null);
@@ -30,13 +31,14 @@ export function ChatAppsSettings() {
     );
   const telegram = bridges?.find((b) => b.app === "telegram");
   return (
-    <section class="chat-apps">
-      <h2>Notifications and chat apps</h2>
+    <div class="page chat-apps">
+      <h1>Chat apps</h1>
       <p class="quiet">
         When something needs your OK in a chat nobody is in (a routine's, a chat app's), Conch tells you here and in your own
         Telegram chat with the bot, when it is linked.
       </p>
-      <p class="quiet">This browser's own notifications are under Notifications above.</p>
+      <h2>Where you are told</h2>
+      <p class="quiet">This browser's own notifications are under Notifications in Settings.</p>
       <ul class="ways">
         {ways.map((w) => (
           <li key={w.way}>
@@ -62,7 +64,7 @@ export function ChatAppsSettings() {
       {said && <p class="quiet">{said}</p>}
       {telegram && (
         <div class="bridge">
-          <h3>Telegram</h3>
+          <h2>Telegram</h2>
           {!telegram.token ? (
             <form
               class="row"
@@ -108,7 +110,7 @@ export function ChatAppsSettings() {
               <pre>{code}</pre>
             </div>
           )}
-          <h4>Who else may talk to the bot</h4>
+          <h3>Who else may talk to the bot</h3>
           <ul>
             {telegram.allowed.map((a) => {
               const who = a.id ?? (a.handle ? `@${a.handle}` : "");
@@ -143,6 +145,6 @@ export function ChatAppsSettings() {
           </form>
         </div>
       )}
-    </section>
+    </div>
   );
 }

@@ -8,7 +8,7 @@ function listWords(h: HoldLine): string[] {
     p.commands.length ? `Commands: ${p.commands.join(", ")}` : "Commands: none",
     `Files: ${p.files}`,
     `Web: ${p.web}`,
-    p.integrations.length ? `Apps: ${p.integrations.join(", ")}` : "Apps: none",
+    p.integrations.length ? `Connections: ${p.integrations.join(", ")}` : "Connections: none",
   ];
 }
 

@@ -1,6 +1,6 @@
 import { navigate } from "../router";
 
-/** Settings' way to Models and Apps. */
+/** Settings' way to Models and Connections. */
 export function ModelsLink() {
   return (
     <section>
@@ -16,16 +16,16 @@ export function ModelsLink() {
           Add, test and remove model providers
         </a>
       </p>
-      <h2>Apps</h2>
+      <h2>Connections</h2>
       <p>
         <a
-          href="/settings/apps"
+          href="/settings/connections"
           onClick={(e) => {
             e.preventDefault();
-            navigate("/settings/apps");
+            navigate("/settings/connections");
           }}
         >
-          Your apps (MCP servers) and each tool's choice
+          Your connections (MCP servers) and each tool's choice
         </a>
       </p>
     </section>

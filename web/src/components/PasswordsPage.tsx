@@ -5,7 +5,7 @@ import { pageApi } from "../pageApi";
 
 const KINDS: { kind: KeptKey["kind"]; title: string; about: string }[] = [
   { kind: "provider", title: "Provider keys", about: "The keys Conch uses to reach your model providers." },
-  { kind: "app", title: "Apps' tokens", about: "What your apps (MCP servers) are signed in with." },
+  { kind: "app", title: "Connections' tokens", about: "What your connections (MCP servers) are signed in with." },
   { kind: "chatApp", title: "Chat apps", about: "Your Telegram bot's token. Give a new one in Settings → Notifications and chat apps; remove it with conch bridges remove telegram." },
   { kind: "accessKey", title: "Access keys", about: "For scripts. Revoking one stops it at once." },
   { kind: "signingKey", title: "Key for signing skills", about: "Share its public key; the key itself can't be copied out." },

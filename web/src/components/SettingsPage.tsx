@@ -5,7 +5,6 @@ import { navigate } from "../router";
 import { ModelsLink } from "./ModelsLink";
 import { NotifySetting } from "./NotifySetting";
 import "../pages.css";
-import { ChatAppsSettings } from "./ChatAppsSettings";
 
 export function SettingsPage({ onSignOut }: { onSignOut: () => void }) {
   const [keys, setKeys] = useState<AccessKey[] | null>(null);
@@ -69,7 +68,20 @@ export function SettingsPage({ onSignOut }: { onSignOut: () => void }) {
       <Contacts />
       <ModelsLink />
       <NotifySetting />
-      <ChatAppsSettings />
+      <section>
+        <h2>Chat apps</h2>
+        <p>
+          <a
+            href="/settings/chat-apps"
+            onClick={(e) => {
+              e.preventDefault();
+              navigate("/settings/chat-apps");
+            }}
+          >
+            Telegram, and where you are told of a question waiting
+          </a>
+        </p>
+      </section>
       <section>
         <h2>Access keys</h2>
         <p class="quiet">

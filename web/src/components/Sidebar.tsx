@@ -139,7 +139,7 @@ export function Sidebar(props: {
       {props.apps.length > 0 && (
         <section class="apps" aria-labelledby="apps-heading">
           <h2 id="apps-heading" class="side-heading">
-            Apps
+            Pinned
           </h2>
           <ul class="apps-list">
             {props.apps.map((a) => (

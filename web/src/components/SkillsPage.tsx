@@ -49,7 +49,7 @@ function SkillDetail({ id, onChange }: { id: string; onChange: () => void }) {
         <li>Commands: {p.commands.length ? p.commands.join(", ") : "none"}</li>
         <li>Files: {p.files}</li>
         <li>Web: {p.web}</li>
-        <li>Apps: {p.integrations.length ? p.integrations.join(", ") : "none"}</li>
+        <li>Connections: {p.integrations.length ? p.integrations.join(", ") : "none"}</li>
       </ul>
       <h3>What the scanner found</h3>
       {skill.findings.length === 0 ? (

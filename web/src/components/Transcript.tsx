@@ -250,7 +250,8 @@ const PAGES: Record<string, string> = {
   "Settings → Passwords": "/settings/passwords",
   "Settings → Models": "/settings/models",
   "Settings → Security": "/settings/security",
-  "Settings → Apps": "/settings/apps",
+  "Settings → Connections": "/settings/connections",
+  "Settings → Apps": "/settings/connections",
 };
 
 function PagesLinked({ text }: { text: string }) {

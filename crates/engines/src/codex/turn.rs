@@ -23,7 +23,7 @@ use crate::native::{Gate, NativeCall, NativeEvent, NativeTurn, Verdict};
 
 /// What the chat is told, once, when its apps weren't offered to Codex
 /// in the box.
-pub const NO_APPS_NOTE: &str = "Your apps aren't offered to Codex yet while it runs in Conch's box. Use another engine for them, or turn off Run engines in the box in Settings → Security.";
+pub const NO_APPS_NOTE: &str = "Your connections (MCP servers) aren't offered to Codex yet while it runs in Conch's box. Use another engine for them, or turn off Run engines in the box in Settings → Security.";
 
 /// What the chat is told, once, when Codex first runs tighter in it.
 pub const TIGHT_NOTE: &str = "This chat read something from outside, or is held to a skill that runs no commands, so Codex works here in its sandbox: it changes files only in the work folder, and its commands have no network.";
