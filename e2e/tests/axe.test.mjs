@@ -34,6 +34,17 @@ for (const scheme of ["light", "dark"]) {
       await send(page, "run `printf 'a\\nb\\n'`");
       await page.locator(".question.pending").getByRole("button", { name: "Once" }).click();
       await idle(page);
+      // Output long enough to scroll: reachable from the keyboard.
+      await send(page, "run `seq 1 300`");
+      await page.locator(".question.pending").getByRole("button", { name: "Once" }).click();
+      await idle(page);
+      const long = page.getByLabel("What the command printed").last();
+      await long.focus();
+      assert.ok(await long.evaluate((el) => el.scrollHeight > el.clientHeight), "the output scrolls");
+      await page.keyboard.press("End");
+      // Chromium scrolls smoothly: wait for it to arrive.
+      await long.evaluate((el) => new Promise((done) => { const t = Date.now(); const f = () => (el.scrollTop > 0 || Date.now() - t > 3000 ? done() : requestAnimationFrame(f)); f(); }));
+      assert.ok(await long.evaluate((el) => el.scrollTop > 0), "End scrolls the output");
       await send(page, "run `echo waiting`");
       await page.locator(".question.pending").waitFor();
       await check("a chat with a waiting question");

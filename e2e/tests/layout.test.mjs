@@ -148,3 +148,35 @@ test("on a phone: a top bar with ☰, the chat's title and search; long addresse
     conch.stop();
   }
 });
+
+test("on a phone: every page's top bar names the page", async () => {
+  const conch = await startConch();
+  const b = await browser({ width: 390, height: 844 });
+  try {
+    const { page } = b;
+    await signIn(page, conch.url);
+    for (const [path, name] of [
+      ["/activity", "Activity"],
+      ["/skills", "Skills"],
+      ["/settings", "Settings"],
+      ["/settings/security", "Security"],
+      ["/settings/models", "Models"],
+      ["/settings/connections", "Connections"],
+      ["/settings/chat-apps", "Chat apps"],
+      ["/settings/passwords", "Passwords"],
+      ["/settings/backups", "Backups"],
+      ["/settings/trash", "Trash"],
+      ["/memories", "Memories"],
+      ["/routines", "Routines"],
+    ]) {
+      await page.goto(conch.url + path);
+      await page.locator("main h1").first().waitFor();
+      assert.equal(await page.locator(".topbar .top-title").innerText(), name, path);
+      assert.equal(await page.title(), `${name} · Conch`, path);
+    }
+    assert.deepEqual(b.appErrors(), []);
+  } finally {
+    await b.close();
+    conch.stop();
+  }
+});

@@ -103,9 +103,14 @@ test("Settings → Models: add, test, pick and remove; the key is never shown ag
     });
     assert.deepEqual(started, ["scripted-gpt", "claude-scripted"]);
 
-    // Remove asks once; the chat falls back to the default.
+    // Remove asks once, with Keep it focused: Esc keeps it. Then removed,
+    // the chat falls back to the default.
     await page.goto(`${conch.url}/settings/models`);
     const gone = page.locator(".provider[data-provider=claude]");
+    await gone.getByRole("button", { name: "Remove" }).click();
+    await page.waitForFunction(() => document.activeElement?.textContent === "Keep it");
+    await page.keyboard.press("Escape");
+    await gone.getByRole("alertdialog").waitFor({ state: "detached" });
     await gone.getByRole("button", { name: "Remove" }).click();
     await gone.getByRole("alertdialog").getByRole("button", { name: "Remove" }).click();
     await gone.waitFor({ state: "detached" });

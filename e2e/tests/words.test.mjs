@@ -70,7 +70,7 @@ test("Full trust after reading: every sentence shown matches what then happens",
       await send(page, "add a commit hook");
       const hook = page.locator(".question.pending");
       await hook.waitFor();
-      assert.equal(await hook.locator("h3").innerText(), "Change pre-commit");
+      assert.equal(await hook.locator("h2.ask-title").innerText(), "Change pre-commit");
       assert.match(await hook.locator(".ask-line").innerText(), /runs later by itself/);
       await hook.getByRole("button", { name: "Deny" }).click();
       await idle(page);

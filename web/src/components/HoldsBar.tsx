@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import type { HoldLine } from "../events";
+import { Confirm } from "./Confirm";
 
 function listWords(h: HoldLine): string[] {
   const p = h.permissions;
@@ -51,7 +52,7 @@ export function HoldsBar(props: {
             </ul>
           )}
           {confirm === h.skill && (
-            <div class="confirm" role="alertdialog" aria-label="Stop holding">
+            <Confirm label="Stop holding" onKeep={() => setConfirm(null)}>
               <p>
                 The {h.skill} skill's instructions are still in this chat. Stop holding it to {h.skill}'s list? From then on,
                 only the mode decides.
@@ -71,8 +72,10 @@ export function HoldsBar(props: {
               >
                 Stop holding
               </button>
-              <button onClick={() => setConfirm(null)}>Keep holding</button>
-            </div>
+              <button data-keep onClick={() => setConfirm(null)}>
+                Keep holding
+              </button>
+            </Confirm>
           )}
         </div>
       ))}

@@ -2,11 +2,12 @@
 // manages them. A key goes in once: it is sealed on this computer and never
 // shown again. Test sends one short request and says what came back.
 
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { api, type Provider, type Tested } from "../api";
 import { pageApi } from "../pageApi";
 import { navigate } from "../router";
 import "../pages.css";
+import { Confirm } from "./Confirm";
 
 function said(t: Tested): string {
   return t.ok ? `It answered: “${t.answer}” (${t.ms} ms).` : `It didn't work: ${t.error}`;
@@ -17,10 +18,6 @@ function Row(props: { p: Provider; onChanged: () => void; onError: (e: unknown) 
   const [testing, setTesting] = useState(false);
   const [result, setResult] = useState<Tested | null>(null);
   const [asking, setAsking] = useState(false);
-  const keep = useRef<HTMLButtonElement>(null);
-  useEffect(() => {
-    if (asking) keep.current?.focus();
-  }, [asking]);
   return (
     <li class="provider" data-provider={p.name}>
       <div>
@@ -63,15 +60,15 @@ function Row(props: { p: Provider; onChanged: () => void; onError: (e: unknown) 
         </p>
       )}
       {asking && (
-        <div class="confirm" role="alertdialog" aria-label={`Remove ${p.name}?`}>
+        <Confirm label={`Remove ${p.name}?`} onKeep={() => setAsking(false)}>
           <p>Remove {p.name} and its key? Chats that picked it use the default from their next turn.</p>
           <button class="danger" onClick={() => pageApi.removeProvider(p.name).then(props.onChanged, props.onError)}>
             Remove
           </button>
-          <button ref={keep} onClick={() => setAsking(false)}>
+          <button data-keep onClick={() => setAsking(false)}>
             Keep it
           </button>
-        </div>
+        </Confirm>
       )}
     </li>
   );

@@ -155,7 +155,7 @@ export function QuestionCard(props: { q: Question; onAnswer: (a: Answer, covers?
   const more = extra(q);
   return (
     <section ref={card} class={`question ${pending ? "pending" : "done"}`} aria-label="A question for you" data-ask={q.ask}>
-      <h3>
+      <h2 class="ask-title">
         {wants(q.action, q.tool)}
         {inline && (
           <>
@@ -165,7 +165,7 @@ export function QuestionCard(props: { q: Question; onAnswer: (a: Answer, covers?
             </code>
           </>
         )}
-      </h3>
+      </h2>
       {what && !inline && (
         <pre class="subject">
           <Marked text={what} parts={composed} />

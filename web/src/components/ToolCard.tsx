@@ -2,17 +2,18 @@ import { useState } from "preact/hooks";
 import type { ToolEntry } from "../events";
 import { api } from "../api";
 import { outcome, toolName } from "../words";
+import { Scrolls } from "./Scrolls";
 
 function Diff({ text }: { text: string }) {
   return (
-    <pre class="diff">
+    <Scrolls class="diff" text={text} label="The change, line by line">
       {text.split("\n").map((line, i) => (
         <span key={i} class={line.startsWith("+") && !line.startsWith("+++") ? "add" : line.startsWith("-") && !line.startsWith("---") ? "del" : ""}>
           {line}
           {"\n"}
         </span>
       ))}
-    </pre>
+    </Scrolls>
   );
 }
 
@@ -91,7 +92,7 @@ export function ToolCard({ entry, chat }: { entry: ToolEntry; chat?: string }) {
       const exit = d.exit_code ?? d.exitCode;
       body = (
         <>
-          {done && <pre class="output">{entry.output}</pre>}
+          {done && <Scrolls class="output" text={entry.output ?? ""} label="What the command printed" />}
           {done && exit !== undefined && (
             <p class="meta">
               {d.sealed === false ? "not sealed" : d.sealed ? "sealed" : ""}
@@ -106,7 +107,7 @@ export function ToolCard({ entry, chat }: { entry: ToolEntry; chat?: string }) {
     case "write_file":
     case "edit_file":
       head = String(d.path ?? input.path ?? "");
-      body = typeof d.diff === "string" ? <Diff text={d.diff} /> : done ? <pre class="output">{entry.output}</pre> : null;
+      body = typeof d.diff === "string" ? <Diff text={d.diff} /> : done ? <Scrolls class="output" text={entry.output ?? ""} label="What came back" /> : null;
       break;
     case "web_fetch":
       head = String(d.final_url ?? d.finalUrl ?? input.url ?? "");
@@ -141,7 +142,7 @@ export function ToolCard({ entry, chat }: { entry: ToolEntry; chat?: string }) {
       break;
     default:
       head = Object.values(input).filter((v) => typeof v === "string").join(" · ").slice(0, 200);
-      body = done ? <pre class="output short">{entry.output}</pre> : null;
+      body = done ? <Scrolls class="output short" text={entry.output ?? ""} label="What came back" /> : null;
   }
   return (
     <details class={`tool ${status}`} open={entry.tool === "run_command" || status === "failed"}>
