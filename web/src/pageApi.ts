@@ -2,6 +2,16 @@
 // page (see main.tsx's lazy parts).
 import { art, call, type AccessKey, type ActivityRow, type Backups, type Check, type KeptKey, type Memory, type Repair, type ReviewTotals, type Safety, type Skill, type Tested, type Routine, type Bridge, type Mode } from "./api";
 
+/** A connection added from the page (`POST /api/apps`): a program with its
+ *  arguments, or an address; `secrets` are its variables or headers. */
+export interface NewConnection {
+  name: string;
+  command?: string;
+  args?: string[];
+  url?: string;
+  secrets: Record<string, string>;
+}
+
 /** One app as `GET /api/apps` gives it (see docs/apps.md). */
 export interface AppView {
   name: string;
@@ -24,6 +34,7 @@ export interface AppView {
 
 export const pageApi = {
   apps: () => call<{ apps: AppView[] }>("GET", "/api/apps"),
+  addApp: (body: NewConnection) => call<AppView>("POST", "/api/apps", body),
   setAppOn: (app: string, on: boolean) => call<unknown>("POST", `/api/apps/${encodeURIComponent(app)}`, { on }),
   chooseAppTool: (app: string, tool: string, choice: string) =>
     call<unknown>("POST", `/api/apps/${encodeURIComponent(app)}/tools/${encodeURIComponent(tool)}`, { choice }),

@@ -83,6 +83,20 @@ fn now() -> String {
 }
 
 /// Splits `K:V` (or `K=V`) once; a value of `-` is a line of standard input.
+/// Adds a connection to apps.json, its secrets sealed in the vault: the
+/// one way in for `conch connections add` and the page's Add.
+pub fn save_new(root: &Path, name: &str, reach: Reach, secret: AppSecret) -> Result<(), Failure> {
+    let (added, _) = file::update(root, |f| catalog::add(f, name, reach, &now()))?;
+    added?;
+    if !secret.env.is_empty() || !secret.headers.is_empty() {
+        let vault = Settings::load(root)?.vault(root);
+        let mut secrets = Secrets::load(&vault)?;
+        secrets.apps.insert(name.to_owned(), secret);
+        secrets.save(&vault)?;
+    }
+    Ok(())
+}
+
 fn pair(text: &str, sep: char, what: &str) -> Result<(String, String), Failure> {
     let Some((k, v)) = text.split_once(sep) else {
         return Err(Failure(format!(
@@ -194,15 +208,8 @@ fn add(home: &Home, args: AddArgs) -> Result<(), Failure> {
             ))
         }
     };
-    let (added, _) = file::update(root, |f| catalog::add(f, &args.name, reach, &now()))?;
-    added?;
+    save_new(root, &args.name, reach, secret)?;
     let settings = Settings::load(root)?;
-    if !secret.env.is_empty() || !secret.headers.is_empty() {
-        let vault = settings.vault(root);
-        let mut secrets = Secrets::load(&vault)?;
-        secrets.apps.insert(args.name.clone(), secret);
-        secrets.save(&vault)?;
-    }
     if args.no_connect {
         println!(
             "Added {}. Its tools are listed when Conch next starts it.",

@@ -16,103 +16,11 @@ use std::time::Instant;
 
 use conversations::chat_search::ChatSearch;
 use protocol::{Body, Event, Message, Reply, Speaker, ToolCalled, ToolFinished};
+use search::sample::{text, Rng};
 use serde_json::json;
 
 const CHATS: usize = 1_000;
 const EVENTS_PER_CHAT: u64 = 1_000;
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
-const WORDS: &[&str] = &[
-    "the",
-    "a",
-    "to",
-    "of",
-    "and",
-    "in",
-    "is",
-    "for",
-    "that",
-    "with",
-    "file",
-    "files",
-    "run",
-    "command",
-    "build",
-    "test",
-    "tests",
-    "deploy",
-    "deployment",
-    "server",
-    "error",
-    "warning",
-    "invoice",
-    "meeting",
-    "schedule",
-    "tomorrow",
-    "please",
-    "check",
-    "chart",
-    "sales",
-    "weekly",
-    "Réunion",
-    "demain",
-    "facture",
-    "café",
-    "Straße",
-    "Rechnung",
-    "morgen",
-    "счёт",
-    "встреча",
-    "завтра",
-    "الفاتورة",
-    "اجتماع",
-    "東京",
-    "会議",
-    "明日",
-    "請求書",
-    "ファイル",
-    "テスト",
-    "git",
-    "log",
-    "status",
-    "cargo",
-    "npm",
-    "install",
-    "src/main.rs",
-    "README.md",
-    "docs",
-];
-
-fn text(rng: &mut Rng, words: usize) -> String {
-    let mut out = String::new();
-    for i in 0..words {
-        if i > 0 {
-            out.push(if rng.below(12) == 0 { '\n' } else { ' ' });
-        }
-        match rng.below(40) {
-            0 => out.push_str(&format!("{:x}", rng.next())),
-            1 | 2 => out.push_str(&format!("{}", rng.below(100_000))),
-            3 => out.push_str(&format!("/home/owner/project{}/src", rng.below(500))),
-            _ => out.push_str(WORDS[rng.below(WORDS.len())]),
-        }
-    }
-    out
-}
 
 fn at(ms: u64) -> String {
     let t = std::time::UNIX_EPOCH + std::time::Duration::from_millis(1_795_000_000_000 + ms);

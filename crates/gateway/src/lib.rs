@@ -21,7 +21,7 @@ use tower_http::timeout::TimeoutLayer;
 
 pub use checks::AllowedHosts;
 pub use error::ApiError;
-pub use routes::apps::{AppsPage, Refused};
+pub use routes::apps::{AppsPage, NewConnection, Refused};
 pub use serve::{serve, Limits};
 pub use state::AppState;
 
@@ -162,7 +162,7 @@ pub fn router(state: AppState) -> Router {
             "/api/artifacts/{id}/versions/{n}/download",
             get(routes::artifacts::download),
         )
-        .route("/api/apps", get(routes::apps::list))
+        .route("/api/apps", get(routes::apps::list).post(routes::apps::add))
         .route("/api/apps/{app}", post(routes::apps::set_on))
         .route("/api/apps/{app}/tools/{tool}", post(routes::apps::choose))
         .route("/api/skills", get(routes::skills::list))

@@ -221,6 +221,7 @@ async fn access_keys_work_for_scripts_but_not_on_person_only_routes() {
         ("GET", "/api/keys"),
         ("POST", "/api/keys"),
         ("DELETE", "/api/keys/kx"),
+        ("POST", "/api/apps"),
     ] {
         let res = s
             .anon
@@ -436,4 +437,21 @@ async fn only_a_person_sets_the_contacts_and_they_are_kept() {
         .await
         .unwrap();
     assert_eq!(bad.status(), StatusCode::BAD_REQUEST);
+}
+
+/// Adding a connection starts a program: a session whose password isn't
+/// recent is refused with what to do, and nothing is added.
+#[tokio::test]
+async fn adding_a_connection_needs_a_recent_password() {
+    let s = start().await;
+    s.state.auth.sessions.set_recent(std::time::Duration::ZERO);
+    let res = s
+        .post(
+            "/api/apps",
+            &json!({ "name": "everything", "command": "node", "args": ["x.js"] }),
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::FORBIDDEN);
+    assert!(error_of(res).await.contains("enter your password again"));
+    assert!(!s.root().join("apps.json").exists());
 }

@@ -5,100 +5,12 @@
 //! home's does. `cargo bench -p search --bench search`
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use search::sample::{text, Rng};
 use search::{Index, Kind, Place};
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
-const WORDS: &[&str] = &[
-    "the",
-    "a",
-    "to",
-    "of",
-    "and",
-    "in",
-    "is",
-    "for",
-    "that",
-    "with",
-    "file",
-    "files",
-    "run",
-    "command",
-    "build",
-    "test",
-    "tests",
-    "deploy",
-    "deployment",
-    "server",
-    "error",
-    "warning",
-    "invoice",
-    "meeting",
-    "schedule",
-    "tomorrow",
-    "please",
-    "check",
-    "chart",
-    "sales",
-    "weekly",
-    "Réunion",
-    "demain",
-    "facture",
-    "café",
-    "Straße",
-    "Rechnung",
-    "morgen",
-    "счёт",
-    "встреча",
-    "завтра",
-    "الفاتورة",
-    "اجتماع",
-    "東京",
-    "会議",
-    "明日",
-    "請求書",
-    "ファイル",
-    "テスト",
-    "git",
-    "log",
-    "status",
-    "cargo",
-    "npm",
-    "install",
-    "src/main.rs",
-    "README.md",
-    "docs",
-];
 
 fn event_text(rng: &mut Rng) -> String {
     let n = 5 + rng.below(55);
-    let mut out = String::new();
-    for i in 0..n {
-        if i > 0 {
-            out.push(if rng.below(12) == 0 { '\n' } else { ' ' });
-        }
-        match rng.below(20) {
-            0 => out.push_str(&format!("{:x}", rng.next())),
-            1 => out.push_str(&format!("{}", rng.below(100_000))),
-            2 => out.push_str(&format!("/home/owner/project{}/src", rng.below(500))),
-            _ => out.push_str(WORDS[rng.below(WORDS.len())]),
-        }
-    }
-    out
+    text(rng, n)
 }
 
 fn corpus() -> Index {

@@ -13,6 +13,7 @@
 mod frozen;
 mod index;
 mod postings;
+pub mod sample;
 mod snippet;
 mod words;
 

@@ -1,4 +1,5 @@
 use crate::index::{Index, Kind, Place};
+use crate::sample::Rng;
 use crate::{fold_word, snippet, words};
 
 fn folded(text: &str) -> Vec<String> {
@@ -64,27 +65,6 @@ fn a_long_word_still_finds_itself() {
     );
     assert_eq!(index.find(hash, 10).total, 1);
     assert_eq!(index.find(&hash[..12], 10).total, 1);
-}
-
-/// A small generator, so a failure names its seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
-        from[self.below(from.len())]
-    }
 }
 
 const VOCABULARY: &[&str] = &[

@@ -1,10 +1,10 @@
 // Settings → Connections: the owner's MCP servers, whether each is
-// connected, and each tool's choice. Adding or removing an app is done in a
-// terminal (`conch apps add|remove`), where a secret is read from standard
-// input and never passes through a page.
+// connected, and each tool's choice; adding one (AddConnection.tsx).
+// Removing one is done in a terminal (`conch connections remove`).
 
 import { useEffect, useState } from "preact/hooks";
 import { pageApi, type AppView } from "../pageApi";
+import { AddConnection } from "./AddConnection";
 import "../pages.css";
 
 const CHOICES: [string, string][] = [
@@ -67,8 +67,8 @@ export function AppsPage() {
       <h1>Connections</h1>
       <p class="quiet">
         Your connections' tools are offered to the assistant. What they return marks the chat, so a tool that writes asks once
-        the chat has read something, in every mode. Add or remove one in a terminal, as adding one starts a program: <code>conch connections add NAME -- COMMAND</code>{" "}
-        or <code>conch connections add NAME --url URL</code>.
+        the chat has read something, in every mode. Add one below, or in a terminal: <code>conch connections add NAME -- COMMAND</code>{" "}
+        or <code>conch connections add NAME --url URL</code>. Remove one with <code>conch connections remove NAME</code>.
       </p>
       {error && (
         <p class="error" role="alert">
@@ -76,7 +76,7 @@ export function AppsPage() {
         </p>
       )}
       {apps === null && !error && <p class="quiet">Opening…</p>}
-      {apps?.length === 0 && <p class="quiet">No apps yet.</p>}
+      {apps?.length === 0 && <p class="quiet">No connections yet.</p>}
       {apps?.map((app) => (
         <section key={app.name} class="app" data-app={app.name}>
           <h2>
@@ -121,6 +121,7 @@ export function AppsPage() {
           </ul>
         </section>
       ))}
+      <AddConnection onAdded={() => void load()} />
     </div>
   );
 }
