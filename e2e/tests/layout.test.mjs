@@ -5,7 +5,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { browser, idle, send, shot, signIn, startConch } from "../lib/conch.mjs";
+import { browser, idle, newChat, send, shot, signIn, startConch } from "../lib/conch.mjs";
 
 /** Every answer button of the waiting card, and the newest row, lie fully
  *  above the composer and inside the window. */
@@ -87,7 +87,9 @@ test("on a phone: a top bar with ☰, the chat's title and search; long addresse
   try {
     const { page } = b;
     await signIn(page, conch.url);
-    await page.getByRole("button", { name: "New chat" }).first().click();
+    // The helper waits for the chat the first screen makes by itself: a
+    // click meanwhile raced it on a slow machine (the message never showed).
+    await newChat(page);
     // Words only (the mock echoes them): nothing is fetched from outside.
     const long = `the address is https://files.example/${"a-very-long-path-segment/".repeat(8)}report.pdf?token=${"x".repeat(80)}`;
     await send(page, long);

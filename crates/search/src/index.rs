@@ -11,6 +11,10 @@ use crate::words::words;
 /// megabytes printed by a command is found by its start.
 pub const MAX_TEXT_BYTES: usize = 64 * 1024;
 
+/// A query's words that count: the first dozen (each one read is a pass
+/// over its lists, so a pasted paragraph can't make one search cost seconds).
+pub const MAX_TERMS: usize = 12;
+
 /// New words kept apart before a merge, at the least.
 const FRESH_WORDS: usize = 50_000;
 
@@ -216,9 +220,11 @@ impl Index {
     /// None when one of them is in no event.
     fn terms(&self, query: &str) -> Option<Vec<Term<'_>>> {
         let mut folded: Vec<String> = Vec::new();
-        words(query, |w| folded.push(w.folded.to_owned()));
-        folded.sort_unstable();
-        folded.dedup();
+        words(query, |w| {
+            if folded.len() < MAX_TERMS && !folded.iter().any(|f| f == w.folded) {
+                folded.push(w.folded.to_owned());
+            }
+        });
         let mut terms = Vec::with_capacity(folded.len());
         for term in &folded {
             let mut lists: Vec<&[u8]> = Vec::new();

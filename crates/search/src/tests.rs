@@ -247,3 +247,15 @@ fn cutting_never_splits_a_character() {
         }
     }
 }
+
+#[test]
+fn a_pasted_paragraph_counts_its_first_dozen_words() {
+    let mut index = Index::new();
+    let first: Vec<String> = (0..12).map(|i| format!("w{i}")).collect();
+    index.add("c", 1, 1, Kind::Message, &first.join(" "), Place::default());
+    let mut query = first.clone();
+    query.extend((12..400).map(|i| format!("absent{i}")));
+    assert_eq!(index.find(&query.join(" "), 10).total, 1);
+    query.insert(0, "absent".into());
+    assert_eq!(index.find(&query.join(" "), 10).total, 0);
+}
