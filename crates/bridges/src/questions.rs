@@ -120,14 +120,21 @@ impl Questions {
                 }
             }
             Notice::Settled {
-                chat, ask, outcome, ..
+                chat,
+                ask,
+                outcome,
+                by,
             } => {
                 let Some((sent, text)) = lock(&self.sent).remove(&(chat.clone(), ask.clone()))
                 else {
                     return;
                 };
                 lock(&self.refs).retain(|_, v| *v != (chat.clone(), ask.clone()));
-                let done = format!("{text}\n\n— {}", capital(&outcome));
+                let done = format!(
+                    "{text}\n\n— {}{}.",
+                    capital(&outcome),
+                    answered_where(by.as_deref(), self.app.name())
+                );
                 match patiently(waits, || self.app.edit(&sent, &done)).await {
                     Ok(()) | Err(AppError::NotModified) => {}
                     Err(e) => conversations::warn(&format!(
@@ -200,6 +207,22 @@ impl Questions {
 
 /// A question fits one message (its buttons are on it): past the app's
 /// limit it is cut, and says where the rest is.
+/// Where a question was answered, as its message in the chat app says it:
+/// the owner sees on the phone that the page answered it first, and where.
+fn answered_where(by: Option<&str>, app: &str) -> String {
+    match by {
+        Some("owner") => " on the web page".to_owned(),
+        Some("mode") => " by the mode you picked".to_owned(),
+        Some(by) => match by.split_once(':') {
+            Some(("owner", a)) if a == app => " here".to_owned(),
+            Some(("owner", a)) => format!(" in {}", capital(a)),
+            Some(("key", name)) => format!(" with the access key \"{name}\""),
+            _ => String::new(),
+        },
+        None => String::new(),
+    }
+}
+
 fn within(text: String, max: usize) -> String {
     const REST: &str = "\n\n… The rest is in Conch.";
     if text.chars().count() <= max {
@@ -216,7 +239,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 fn capital(s: &str) -> String {
     let mut c = s.chars();
     match c.next() {
-        Some(f) => f.to_uppercase().chain(c).collect::<String>() + ".",
+        Some(f) => f.to_uppercase().chain(c).collect::<String>(),
         None => String::new(),
     }
 }

@@ -285,7 +285,7 @@ async fn someone_elses_request_asks_the_owner_in_telegram_and_the_owners_button_
         .into_iter()
         .find(|m| m.id == question.id)
         .unwrap();
-    assert!(done.text.ends_with("— Allowed once."), "{}", done.text);
+    assert!(done.text.ends_with("— Allowed once here."), "{}", done.text);
     // Pressing again: the question is over, nothing runs twice.
     let again = w.api.press(ADA, "Ada", &question, &once);
     w.api
@@ -589,7 +589,7 @@ async fn a_button_pressed_before_sending_it_was_confirmed_still_answers() {
         .until("the question says so", |a| {
             a.said_in(ADA)
                 .iter()
-                .any(|m| m.id == q.id && m.text.ends_with("— Allowed once."))
+                .any(|m| m.id == q.id && m.text.ends_with("— Allowed once here."))
         })
         .await;
 }
@@ -826,4 +826,46 @@ async fn a_strangers_group_link_and_wrong_codes_leave_the_owners_code_usable() {
         w.state.get("telegram").unwrap().owner.unwrap().id,
         ADA.to_string()
     );
+}
+
+/// A question answered on the web page first: its message in Telegram
+/// says so, and where, and its buttons go.
+#[tokio::test]
+async fn a_question_answered_on_the_page_says_so_in_telegram() {
+    let engine = Arc::new(ScriptedEngine::new([vec![command("c1", "echo hi")]]));
+    let w = world(engine, Mode::Ask).await;
+    start(&w);
+    link_ada(&w).await;
+    bridges::state::allow(
+        &w.state,
+        "telegram",
+        access::parse_user(&EVE.to_string()).unwrap(),
+    )
+    .unwrap();
+    w.api.direct(EVE, "Eve", None, "run it please");
+    w.api
+        .until("the question is on the owner's phone", |a| {
+            a.said_in(ADA).iter().any(|m| m.buttons.is_some())
+        })
+        .await;
+    let q = w
+        .api
+        .said_in(ADA)
+        .into_iter()
+        .find(|m| m.buttons.is_some())
+        .unwrap();
+    let chat = the_chat(&w, EVE);
+    let ask = chat.log.view().pending[0].ask.clone();
+    chat.answer(&ask, protocol::Answer::Once, "owner".into())
+        .await
+        .unwrap();
+    w.api
+        .until("the message says where it was answered", |a| {
+            a.said_in(ADA).iter().any(|m| {
+                m.id == q.id
+                    && m.buttons.is_none()
+                    && m.text.ends_with("— Allowed once on the web page.")
+            })
+        })
+        .await;
 }

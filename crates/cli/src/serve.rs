@@ -165,10 +165,14 @@ async fn serve(
     if !addr.ip().is_loopback() && !addr.ip().is_unspecified() {
         names.push(addr.ip().to_string());
     }
-    // Activity reads every chat's log once; do it now, not on the first
-    // look at the page.
+    // Activity and search read every chat's log once; do it now, one after
+    // the other, not on the first look at the page or the first search.
     let activity = chats.activity().clone();
-    std::thread::spawn(move || activity.build());
+    let search = chats.search().clone();
+    std::thread::spawn(move || {
+        activity.build();
+        search.build();
+    });
     let wanted = limits(settings.gateway.clone().unwrap_or_default());
     let limits = wanted.fit_open_files(crate::open_files::raise(
         (wanted.max_connections + gateway::serve::FILES_KEPT) as u64,

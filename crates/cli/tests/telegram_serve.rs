@@ -91,7 +91,7 @@ async fn ask_and_answer(api: &BotApi, n: usize, command: &str) {
     api.until("the question says it was allowed", |a| {
         a.said_in(ADA)
             .iter()
-            .any(|m| m.id == q.id && m.text.ends_with("— Allowed once."))
+            .any(|m| m.id == q.id && m.text.ends_with("— Allowed once here."))
     })
     .await;
 }

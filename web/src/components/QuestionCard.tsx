@@ -5,9 +5,20 @@ import { covers, narrowCovers, subject, wants } from "../words";
 type Answer = "once" | "always" | "deny";
 export type Covers = "tool" | "program";
 
+/** Where an answer came from, when it wasn't this page: a chat app, an
+ *  access key, the mode. */
+function answeredWhere(by: string | undefined | null): string {
+  if (!by || by === "owner") return "";
+  if (by === "mode") return " (by the mode you picked)";
+  const [who, rest] = [by.slice(0, by.indexOf(":")), by.slice(by.indexOf(":") + 1)];
+  if (who === "owner" && rest) return ` (in ${rest[0].toUpperCase()}${rest.slice(1)})`;
+  if (who === "key" && rest) return ` (with the access key “${rest}”)`;
+  return ` (by ${by})`;
+}
+
 function answered(q: Question): string {
   if (q.ended) return q.ended === "stopped" ? "Stopped before it was answered." : "Ended when Conch restarted. Ask again.";
-  const who = q.by && q.by !== "owner" ? (q.by === "mode" ? " (by the mode you picked)" : ` (by ${q.by})`) : "";
+  const who = answeredWhere(q.by);
   if (q.answer === "deny") return `You said no${who}.`;
   if (q.answer !== "always") return `Allowed once${who}.`;
   const what = q.narrowed ? (q.narrow ? narrowCovers(q.narrow) : null) : q.always ? covers(q.always) : null;
