@@ -4,6 +4,7 @@ import { api, ApiError, type ArtifactSummary, type ChatSummary, type Skill } fro
 import { onChange, pinned as loadPinned, showBeside } from "./artifacts/cache";
 import { kindWord } from "./artifacts/kinds";
 import { lazyPart } from "./artifacts/lazy";
+import { StoppedBar, useStopAll } from "./components/StopAll";
 import { ChatPage } from "./components/ChatPage";
 import type { Command } from "./components/Palette";
 import { Sidebar } from "./components/Sidebar";
@@ -67,6 +68,7 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
   const [palette, setPalette] = useState(false);
   const [shortcuts, setShortcuts] = useState(false);
   const [menu, setMenu] = useState(false);
+  const halt = useStopAll();
   // A chat just deleted: Undo puts it back for 10 seconds.
   const [undo, setUndo] = useState<{ id: string; title: string } | null>(null);
   useEffect(() => {
@@ -197,6 +199,9 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
   const commands: Command[] = [
     { label: "New chat", hint: "Command", run: () => void newChat() },
     { label: "Keyboard shortcuts", hint: "Command", run: () => setShortcuts(true) },
+    halt.stopped
+      ? { label: "Resume: let Conch act again", hint: "Command", run: () => void halt.resume() }
+      : { label: "Stop everything", hint: "Command", run: () => void halt.stop() },
     // Things made beside a chat: a pinned one opens on its page, anything
     // else beside its chat.
     ...made.map((a) => ({
@@ -227,6 +232,7 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
         onClose={() => setMenu(false)}
       />
       <main>
+        <StoppedBar stopped={halt.stopped} error={halt.error} onResume={() => void halt.resume()} />
         {r.page !== "chat" && <TopBar title={here} />}
         {r.page === "chat" && (
           <ChatPage

@@ -32,6 +32,9 @@ pub enum Route {
     LinkInGroup(String),
     /// The owner's own words.
     Owner,
+    /// `/stop` from the owner, in their own words (not a forward): stop
+    /// everything, before any model sees it.
+    Stop,
     /// Someone the owner allowed; `pin`: the allowlist entry (by handle)
     /// whose id should now be kept.
     Person { pin: Option<usize> },
@@ -102,7 +105,18 @@ pub fn route(state: &BridgeState, said: &Said, owner_name: &str) -> Route {
     if said.place == Place::Group && !said.mentions_bot {
         return Route::Ignore;
     }
-    if state.owner.as_ref().is_some_and(|o| o.id == said.from.id) {
+    let owner = state.owner.as_ref().is_some_and(|o| o.id == said.from.id);
+    if command(&said.text).is_some_and(|(name, _)| name == "stop") {
+        // Only the owner's own /stop stops: not a forward of someone
+        // else's, not anyone else's.
+        if owner && said.origin.is_none() {
+            return Route::Stop;
+        }
+        if state.owner.is_some() {
+            return Route::Refuse(format!("Only {owner_name} can stop Conch."));
+        }
+    }
+    if owner {
         return Route::Owner;
     }
     if state

@@ -216,6 +216,17 @@ impl Relay {
             }
             // The owner sending on someone else's words (a forward, a
             // bot's message) passes them on; they are still that person's.
+            Route::Stop => {
+                let by = format!("owner:{name}");
+                let sentence = match self.chats.stop_all(&by) {
+                    Ok(ended) => format!(
+                        "Stopped everything ({ended} running {}). Nothing starts until you press Resume on the web page, or type conch resume on your computer.",
+                        if ended == 1 { "turn ended" } else { "turns ended" }
+                    ),
+                    Err(e) => e.to_string(),
+                };
+                self.tell(&said.chat, &sentence).await;
+            }
             Route::Owner if said.origin.is_some() => self.post(&said, Speaker::Person, true).await,
             Route::Owner => self.post(&said, Speaker::Owner, true).await,
             Route::Person { pin } => {

@@ -869,3 +869,80 @@ async fn a_question_answered_on_the_page_says_so_in_telegram() {
         })
         .await;
 }
+
+/// `/stop` from the owner's own Telegram stops everything before any model
+/// sees it: the running turn ends, and the next message is refused. An
+/// allowed person's `/stop` is refused and changes nothing; the owner's
+/// forward of someone's `/stop` isn't the owner's.
+#[tokio::test]
+async fn the_owners_stop_in_telegram_stops_everything_and_nobody_elses_does() {
+    let engine = Arc::new(ScriptedEngine::new([
+        vec![command("c1", "sleep 30")],
+        vec![Chunk::Text("never".into())],
+    ]));
+    let w = world(engine, Mode::Full).await;
+    start(&w);
+    link_ada(&w).await;
+    bridges::state::allow(
+        &w.state,
+        "telegram",
+        access::parse_user(&EVE.to_string()).unwrap(),
+    )
+    .unwrap();
+    w.api.direct(ADA, "Ada", Some("ada"), "work on it");
+    w.api
+        .until("a turn runs the command", |_| {
+            w.state
+                .get("telegram")
+                .ok()
+                .and_then(|s| s.chats.get(&ADA.to_string()).cloned())
+                .and_then(|id| w.chats.get(&id).ok())
+                .is_some_and(|c| c.is_running())
+        })
+        .await;
+    let chat = the_chat(&w, ADA);
+    // Eve's /stop: refused, and nothing stops.
+    w.api.direct(EVE, "Eve", Some("eve"), "/stop");
+    w.api
+        .until("Eve is refused", |a| {
+            texts(a, EVE)
+                .iter()
+                .any(|t| t == "Only Ada can stop Conch.")
+        })
+        .await;
+    assert!(w.chats.stopped().is_none());
+    assert!(chat.is_running());
+    // Ada's own /stop stops.
+    w.api.direct(ADA, "Ada", Some("ada"), "/stop");
+    w.api
+        .until("Ada is told", |a| {
+            texts(a, ADA)
+                .iter()
+                .any(|t| t.starts_with("Stopped everything (1 running turn ended)."))
+        })
+        .await;
+    assert_eq!(w.chats.stopped().unwrap().by, "owner:telegram");
+    w.api.until("the turn ends", |_| !chat.is_running()).await;
+    // No model saw "/stop": it isn't in the chat.
+    let said: Vec<String> = chat
+        .log
+        .events_after(0)
+        .unwrap()
+        .iter()
+        .filter_map(|e| match &e.body {
+            Body::Message(m) => Some(m.text.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(said, ["work on it"]);
+    // Nothing starts: the owner's next message is refused with what to do.
+    w.api.direct(ADA, "Ada", Some("ada"), "and now this");
+    w.api
+        .until("Ada is told Conch is stopped", |a| {
+            texts(a, ADA)
+                .iter()
+                .any(|t| t.starts_with("Conch is stopped: nothing runs until you press Resume"))
+        })
+        .await;
+    assert!(!chat.is_running());
+}

@@ -122,6 +122,11 @@ enum Command {
         #[command(subcommand)]
         command: marks_cmd::MarksCommand,
     },
+    /// Stop everything: every running turn ends, and nothing starts (no
+    /// message, no routine) until `conch resume`, also after a restart.
+    Stop,
+    /// Let Conch act again after `conch stop` or Stop all.
+    Resume,
 }
 
 /// A failure to report: one sentence, already in the user's words.
@@ -178,6 +183,16 @@ fn main() -> ExitCode {
             Command::Hook(_) => Ok(()),
             Command::Memories { command } => memories_cmd::run(&home, command),
             Command::Marks { command } => marks_cmd::run(&home, command),
+            Command::Stop => {
+                conversations::halt::write(home.root(), "terminal")?;
+                println!("Stopped everything. A running Conch ends its turns within a second; nothing starts until conch resume (or Resume on the web page).");
+                Ok(())
+            }
+            Command::Resume => {
+                conversations::halt::remove(home.root())?;
+                println!("Conch may act again.");
+                Ok(())
+            }
         }
     })();
     match result {

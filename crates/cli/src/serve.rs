@@ -159,6 +159,8 @@ async fn serve(
         b
     });
     chats.purge_trash();
+    // `conch stop` and `conch resume` typed while this runs.
+    chats.follow_halt();
     let started = crate::serve_more::start(&home, &settings, &chats);
     let mut names = settings.allowed_hosts.clone();
     names.extend(args.allow_host.iter().cloned());

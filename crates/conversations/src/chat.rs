@@ -153,6 +153,9 @@ impl Chat {
         if text.trim().is_empty() {
             return Err(ChatError::EmptyMessage);
         }
+        if self.shared.halt.get().is_some() {
+            return Err(ChatError::Halted);
+        }
         let chars = text.chars().count();
         if chars > MAX_MESSAGE_CHARS {
             return Err(ChatError::MessageTooLong { chars });

@@ -48,6 +48,11 @@ pub enum ChatError {
     AlreadyHere,
     /// Putting a chat back from the trash failed.
     Restore(String),
+    /// Everything is stopped (`stopped.json`): nothing starts until the
+    /// owner resumes.
+    Halted,
+    /// Stop all or Resume couldn't be written down.
+    Halt(String),
     Log(LogError),
 }
 
@@ -102,6 +107,8 @@ impl std::fmt::Display for ChatError {
             ChatError::Trash(why) => write!(f, "The chat couldn't be moved to the trash: {why}. Nothing was deleted."),
             ChatError::AlreadyHere => f.write_str("This chat is in your list already: open it from there."),
             ChatError::Restore(why) => write!(f, "The chat couldn't be put back: {why}. It is still in the trash."),
+            ChatError::Halted => f.write_str("Conch is stopped: nothing runs until you press Resume (on the web page, or conch resume in a terminal)."),
+            ChatError::Halt(why) => write!(f, "{why}"),
             ChatError::Log(e) => e.fmt(f),
         }
     }

@@ -15,6 +15,7 @@ mod chat_tools;
 mod chats;
 pub mod checkup;
 mod error;
+pub mod halt;
 mod helper;
 pub mod home;
 pub mod ids;

@@ -112,6 +112,8 @@ pub(crate) struct Shared {
     pub review: crate::settings::ReviewConfig,
     pub max_steps: usize,
     pub memories: Arc<memory::Store>,
+    /// Stop everything: while set, nothing starts.
+    pub halt: Arc<crate::halt::Halt>,
 }
 
 impl Core {

@@ -75,7 +75,8 @@ impl From<ChatError> for ApiError {
             | ChatError::NotLastMessage => StatusCode::CONFLICT,
             ChatError::UnknownProvider(_) => StatusCode::NOT_FOUND,
             ChatError::Trash(_) | ChatError::Restore(_) => StatusCode::INTERNAL_SERVER_ERROR,
-            ChatError::AlreadyHere => StatusCode::CONFLICT,
+            ChatError::AlreadyHere | ChatError::Halted => StatusCode::CONFLICT,
+            ChatError::Halt(_) => StatusCode::INTERNAL_SERVER_ERROR,
             ChatError::Log(LogError::Busy(_)) => StatusCode::CONFLICT,
             ChatError::Log(_) => StatusCode::INTERNAL_SERVER_ERROR,
         };

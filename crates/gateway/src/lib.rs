@@ -87,6 +87,11 @@ pub fn router(state: AppState) -> Router {
         .route("/api/activity", get(routes::activity::list))
         .route("/api/search", get(routes::search::find))
         .route(
+            "/api/stop-all",
+            get(routes::stop_all::get).post(routes::stop_all::stop),
+        )
+        .route("/api/resume", post(routes::stop_all::resume))
+        .route(
             "/api/memories",
             get(routes::memories::list).post(routes::memories::add),
         )

@@ -229,8 +229,12 @@ function row(
     }
     case "turn-error":
       return (
-        <li key={e.seq} class={e.stopped ? "line turn-stopped" : "line turn-error"} role="status" data-seq={e.seq}>
-          <PagesLinked text={e.text} />
+        // The words are the status (read out as they come); the item stays
+        // a list item, as the transcript is a list.
+        <li key={e.seq} class={e.stopped ? "line turn-stopped" : "line turn-error"} data-seq={e.seq}>
+          <span role="status">
+            <PagesLinked text={e.text} />
+          </span>
           {e.seq === lastError && props.canRetry && props.onRetry && (
             <>
               {" "}

@@ -106,6 +106,8 @@ pub struct Chats {
     pub(crate) activity: Arc<crate::activity::Activity>,
     /// Words inside chats (built on the first search).
     pub(crate) search: Arc<crate::chat_search::ChatSearch>,
+    /// Stop everything (see `halt`).
+    pub(crate) halt: Arc<crate::halt::Halt>,
     security: Arc<crate::security::SecurityLog>,
     switches: Arc<crate::safety::Switches>,
     /// The owner's notifications (see `notify`).
@@ -170,6 +172,7 @@ const SUMMARY_BYTES: u64 = 64 * 1024;
 
 mod registry;
 mod routines;
+mod stop_all;
 mod trash;
 pub use routines::RunAsChat;
 pub use trash::Trashed;
@@ -213,6 +216,7 @@ impl Chats {
             work_rule,
             notify: Arc::default(),
             search: Arc::new(crate::chat_search::ChatSearch::new(&home.chats_dir())),
+            halt: Arc::new(crate::halt::Halt::load(home.root())),
             activity,
             security,
             me: me.clone(),
@@ -460,6 +464,7 @@ impl Chats {
             review: self.config.guard.review.clone(),
             max_steps: self.config.max_steps.unwrap_or(DEFAULT_MAX_STEPS).max(1),
             memories: self.memories.store().clone(),
+            halt: self.halt.clone(),
         }
     }
 

@@ -17,6 +17,10 @@ impl Chats {
     /// starts with what the chat the routine was made in had read, and
     /// with the words of anyone else who wrote there.
     pub async fn run_routine(&self, routine: &Routine) -> Result<Arc<Chat>, crate::ChatError> {
+        // Stopped: the run doesn't start, and no chat is made for it.
+        if self.halt.get().is_some() {
+            return Err(crate::ChatError::Halted);
+        }
         let chat = self
             .create_run(
                 NewChat {

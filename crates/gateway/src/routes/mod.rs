@@ -21,6 +21,7 @@ pub mod security;
 pub mod session;
 pub mod setup_link;
 pub mod skills;
+pub mod stop_all;
 pub mod stream;
 pub mod turns;
 pub mod web;
