@@ -718,3 +718,19 @@ async fn a_deleted_chat_is_listed_in_the_trash_and_restored_whole() {
     let marked: Vec<_> = page.rows.iter().filter(|r| r.chat == id).collect();
     assert!(!marked.is_empty() && marked.iter().all(|r| r.chat_deleted));
 }
+
+/// The first screen makes a chat while New chat is pressed: both ask for
+/// an empty chat at once, and both get the same one, not two.
+#[tokio::test]
+async fn two_asks_for_an_empty_chat_at_once_get_the_same_chat() {
+    let s = common::start().await;
+    let body = json!({ "reuseEmpty": true });
+    for _ in 0..20 {
+        let (a, b) = tokio::join!(s.post("/api/chats", &body), s.post("/api/chats", &body));
+        let a: Value = a.json().await.unwrap();
+        let b: Value = b.json().await.unwrap();
+        assert_eq!(a["id"], b["id"], "{a} {b}");
+    }
+    let list: Vec<Value> = s.get_json("/api/chats").await;
+    assert_eq!(list.len(), 1);
+}

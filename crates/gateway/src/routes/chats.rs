@@ -48,6 +48,9 @@ pub struct CreateBody {
 }
 
 /// `POST /api/chats {"work"?, "mode"?}` → `{"id"}`
+/// Held while a `reuseEmpty` ask looks for an empty chat and makes one.
+static REUSING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 pub async fn create(
     State(state): State<AppState>,
     request: axum::extract::Request,
@@ -69,7 +72,14 @@ pub async fn create(
             .0
     };
     let mode = body.mode.as_deref().map(parse_mode).transpose()?;
-    // An empty chat the owner already has is opened, not stacked.
+    // An empty chat the owner already has is opened, not stacked. Two
+    // asks at once (the first screen making its chat while New chat is
+    // pressed) take turns, so the second finds the first's chat.
+    let _one_at_a_time = if body.reuse_empty {
+        Some(REUSING.lock().await)
+    } else {
+        None
+    };
     let chats = state.chats.clone();
     let work = body.work.clone();
     let reuse = body.reuse_empty;
