@@ -97,6 +97,7 @@ fn calls(c: &mut Criterion) {
         work: home.clone(),
         cancel: tools::Cancel::default(),
         protected: Arc::new(guard::Protected::default()),
+        masker: None,
     };
     let kept: Arc<Mutex<(Vec<Duration>, Vec<Duration>)>> = Arc::default();
     let mut g = c.benchmark_group("call");

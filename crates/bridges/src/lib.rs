@@ -25,6 +25,7 @@
 
 pub mod access;
 pub mod app;
+mod masked;
 mod push;
 pub mod questions;
 pub mod relay;

@@ -84,6 +84,10 @@ impl Relay {
         owner_name: &str,
         waits: Waits,
     ) -> Arc<Relay> {
+        let app: Arc<dyn ChatApp> = Arc::new(crate::masked::Masked {
+            app,
+            secrets: chats.secrets().clone(),
+        });
         let state = StateFile::new(home);
         let questions =
             Questions::start(app.clone(), state.clone(), chats.clone(), owner_name, waits);

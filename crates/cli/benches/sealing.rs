@@ -103,6 +103,7 @@ fn main() {
         work: work.clone(),
         cancel: Cancel::default(),
         protected: Default::default(),
+        masker: None,
     };
 
     let example = sealed.command(&work, "true").unwrap();

@@ -114,6 +114,8 @@ pub(crate) struct Shared {
     pub memories: Arc<memory::Store>,
     /// Stop everything: while set, nothing starts.
     pub halt: Arc<crate::halt::Halt>,
+    /// The secrets taken out of what a chat stores or makes.
+    pub secrets: Arc<crate::known_secrets::KnownSecrets>,
 }
 
 impl Core {

@@ -239,6 +239,7 @@ async fn one_call(
         work: chat.work.clone(),
         cancel: cancel.clone(),
         protected: chat.shared.policies.protected.clone(),
+        masker: Some(chat.shared.secrets.masker()),
     };
     let began = std::time::SystemTime::now();
     let outcome = match crate::chat_tools::runner_of(&action) {

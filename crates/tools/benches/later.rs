@@ -84,6 +84,7 @@ fn main() {
                         work: w.to_path_buf(),
                         cancel: Cancel::default(),
                         protected: Default::default(),
+                        masker: None,
                     };
                     let t = Instant::now();
                     let out = rt.block_on(tools.run(&call, &action, &ctx));

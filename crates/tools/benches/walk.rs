@@ -140,6 +140,7 @@ fn main() {
             work: root.clone(),
             cancel: Cancel::default(),
             protected: Arc::new(p),
+            masker: None,
         };
         let mut times = Vec::new();
         for _ in 0..7 {

@@ -38,7 +38,9 @@ impl Default for CommandConfig {
     }
 }
 
-/// Output kept from the start and the end of a stream.
+/// Output kept from the start and the end of a stream, each with a margin
+/// past what is shown, so the secrets are taken out before the cut (see
+/// `mask::keep_start`).
 struct Capture {
     head: Vec<u8>,
     tail: std::collections::VecDeque<u8>,
@@ -60,26 +62,43 @@ impl Capture {
 
     fn push(&mut self, bytes: &[u8]) {
         self.total += bytes.len();
-        let room = self.head_max - self.head.len();
+        let room = (self.head_max + mask::MARGIN).saturating_sub(self.head.len());
         let (head, rest) = bytes.split_at(room.min(bytes.len()));
         self.head.extend_from_slice(head);
-        for &b in rest {
-            if self.tail.len() == self.tail_max {
-                self.tail.pop_front();
-            }
-            self.tail.push_back(b);
+        let keep = self.tail_max + mask::MARGIN;
+        if rest.len() >= keep {
+            self.tail.clear();
+            self.tail.extend(&rest[rest.len() - keep..]);
+            return;
         }
+        let over = (self.tail.len() + rest.len()).saturating_sub(keep);
+        self.tail.drain(..over);
+        self.tail.extend(rest);
     }
 
-    fn text(&self) -> String {
-        let mut text = String::from_utf8_lossy(&self.head).into_owned();
-        let left_out = self.total - self.head.len() - self.tail.len();
-        if left_out > 0 {
-            text.push_str(&format!("\n[… {left_out} bytes left out …]\n"));
-        }
+    fn text(&self, masker: Option<&mask::Masker>) -> String {
+        let masked = |text: String| match masker {
+            Some(m) => m.mask(&text, mask::Syntax::Text).into_owned(),
+            None => text,
+        };
         let tail: Vec<u8> = self.tail.iter().copied().collect();
-        text.push_str(&String::from_utf8_lossy(&tail));
-        text
+        let left_out = self.total - self.head.len() - self.tail.len();
+        if left_out == 0 && self.head.len() + tail.len() <= self.head_max + self.tail_max {
+            let mut all = self.head.clone();
+            all.extend_from_slice(&tail);
+            return masked(String::from_utf8_lossy(&all).into_owned());
+        }
+        let head = masked(String::from_utf8_lossy(&self.head).into_owned());
+        let tail = masked(String::from_utf8_lossy(&tail).into_owned());
+        let (head, tail) = (
+            mask::keep_start(&head, self.head_max),
+            mask::keep_end(&tail, self.tail_max),
+        );
+        let shown = self.head_max.min(self.head.len()) + self.tail_max.min(self.tail.len());
+        format!(
+            "{head}\n[… {} bytes left out …]\n{tail}",
+            self.total.saturating_sub(shown)
+        )
     }
 }
 
@@ -127,6 +146,7 @@ pub async fn run(
     config: &CommandConfig,
     cancel: &Cancel,
     seal: Option<&seal::Sealed>,
+    masker: Option<&mask::Masker>,
 ) -> Outcome {
     let started = Instant::now();
     let sealed = match seal.map(|s| s.command(work, command)).transpose() {
@@ -208,8 +228,8 @@ pub async fn run(
         s.cleanup();
     }
 
-    let mut text = stdout.text();
-    let errors = stderr.text();
+    let mut text = stdout.text(masker);
+    let errors = stderr.text(masker);
     if !errors.is_empty() {
         if !text.is_empty() && !text.ends_with('\n') {
             text.push('\n');
@@ -284,5 +304,60 @@ pub async fn run(
             })
             .into(),
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Capture;
+
+    /// A secret lying across where a long output is cut is taken out whole,
+    /// wherever it lies and however the output arrives: no piece of it is
+    /// left on either side of the cut.
+    #[test]
+    fn a_secret_across_the_cut_of_a_long_output_leaves_no_piece() {
+        let key = "sk-live-4f9Qz7Lm2Xc8Vb1Nw6Tr3Ye5Ua0Io";
+        let masker = mask::Masker::new(&[mask::Secret::new("stripe key", key)], Vec::new());
+        let max = 4096;
+        let mut seed = 7u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let head_max = max * 3 / 4;
+        for total in [20_000usize, 200_000] {
+            let tail_cut = total - max / 4;
+            for cut in [head_max, tail_cut] {
+                for at in cut - key.len() - 2..cut + 2 {
+                    let mut out = "é".repeat(at / 2).into_bytes();
+                    out.truncate(at);
+                    out.extend_from_slice(key.as_bytes());
+                    out.resize(total, b'.');
+                    let mut capture = Capture::new(max);
+                    let mut from = 0;
+                    while from < out.len() {
+                        let n = (1 + next() as usize % 9000).min(out.len() - from);
+                        capture.push(&out[from..from + n]);
+                        from += n;
+                    }
+                    let text = capture.text(Some(&masker));
+                    assert!(text.contains("bytes left out"), "{total}");
+                    for piece in key.as_bytes().windows(6) {
+                        let piece = std::str::from_utf8(piece).unwrap_or_default();
+                        assert!(!text.contains(piece), "{total} {at}: {piece} is left");
+                    }
+                    assert!(text.len() <= max + 100, "{}", text.len());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_short_output_is_kept_whole() {
+        let mut capture = Capture::new(64);
+        capture.push(b"hello\n");
+        assert_eq!(capture.text(None), "hello\n");
     }
 }

@@ -139,7 +139,15 @@ impl ToolBox for Tools {
                     } else {
                         self.config.seal.as_deref()
                     };
-                    command::run(command, &ctx.work, &self.config.command, &ctx.cancel, seal).await
+                    command::run(
+                        command,
+                        &ctx.work,
+                        &self.config.command,
+                        &ctx.cancel,
+                        seal,
+                        ctx.masker.as_deref(),
+                    )
+                    .await
                 }
                 ("use_skill", Action::UseSkill { skill }) => match &self.config.skills {
                     Some(catalog) => use_skill::run(catalog, skill, call),

@@ -84,6 +84,9 @@ pub struct RunContext {
     /// What no tool touches: checked again on every path a tool opens and
     /// every entry a walk visits.
     pub protected: Arc<guard::Protected>,
+    /// The secrets Conch holds, taken out of a long output before it is
+    /// cut (a secret cut in two wouldn't be recognised later).
+    pub masker: Option<Arc<mask::Masker>>,
 }
 
 pub trait ToolBox: Send + Sync {

@@ -30,6 +30,7 @@ async fn run(t: &Tools, work: &std::path::Path, command: &str, cancel: Cancel) -
         work: work.to_path_buf(),
         cancel,
         protected: Default::default(),
+        masker: None,
     };
     t.run(&call, &action, &ctx).await
 }

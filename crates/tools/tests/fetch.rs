@@ -68,6 +68,7 @@ async fn fetch(t: &Tools, url: &str, cancel: Cancel) -> tools::Outcome {
         work: "/".into(),
         cancel,
         protected: Default::default(),
+        masker: None,
     };
     t.run(&call, &action, &ctx).await
 }

@@ -123,6 +123,7 @@ async fn run(h: &Home, name: &str, input: serde_json::Value) -> tools::Outcome {
         work: h.work.clone(),
         cancel: Cancel::default(),
         protected: h.protected.clone(),
+        masker: None,
     };
     t.run(&call, &action, &ctx).await
 }
@@ -235,6 +236,7 @@ async fn a_change_is_refused_through_a_link_swapped_in_after_judging() {
         work: h.work.clone(),
         cancel: Cancel::default(),
         protected: h.protected.clone(),
+        masker: None,
     };
     let out = t.run(&call, &action, &ctx).await;
     assert!(!out.ok, "{}", out.output);

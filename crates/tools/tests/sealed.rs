@@ -59,6 +59,7 @@ async fn run(w: &World, input: serde_json::Value, cancel: Cancel) -> (Action, to
         work: w.work.clone(),
         cancel,
         protected: Default::default(),
+        masker: None,
     };
     let out = w.tools.run(&call, &action, &ctx).await;
     (action, out)

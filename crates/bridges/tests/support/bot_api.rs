@@ -60,6 +60,8 @@ struct World {
     faults: HashMap<String, VecDeque<(u16, String, Option<u64>)>>,
     /// Every call: (method, HTTP status answered).
     calls: Vec<(String, u16)>,
+    /// Every request's body, as sent: what left Conch for the app.
+    bodies: Vec<String>,
     /// setWebhook's address and secret.
     webhook: Option<(String, String)>,
     /// Push the next update twice (as when an answer was lost).
@@ -235,6 +237,11 @@ impl BotApi {
     }
 
     /// What the bot has said in `chat`, as each message stands now.
+    /// Every request body the bot sent, edits and answers included.
+    pub fn bodies(&self) -> Vec<String> {
+        self.world().bodies.clone()
+    }
+
     pub fn said_in(&self, chat: i64) -> Vec<BotMessage> {
         self.world()
             .messages
@@ -299,6 +306,7 @@ async fn handle(
 }
 
 async fn answer(api: &BotApi, bot: &str, method: &str, body: Value) -> Response {
+    api.world().bodies.push(body.to_string());
     if bot != format!("bot{TOKEN}") {
         return err(401, "Unauthorized", None);
     }

@@ -86,7 +86,25 @@ pub fn split(text: &str) -> Vec<Result<String, Block>> {
 async fn make(chat: &Arc<Core>, block: Block) -> Result<(Artifact, ArtifactAction), String> {
     let store = chat.shared.artifacts.clone();
     let chat_id = chat.id.clone();
-    tokio::task::spawn_blocking(move || match (&block.id, &block.kind) {
+    let secrets = chat.shared.secrets.clone();
+    tokio::task::spawn_blocking(move || {
+        let block = Block {
+            content: secrets.mask(&block.content),
+            title: block.title.as_deref().map(|t| secrets.mask(t)),
+            ..block
+        };
+        make_now(&store, &chat_id, &block)
+    })
+    .await
+    .map_err(|e| e.to_string())?
+}
+
+fn make_now(
+    store: &artifacts::Store,
+    chat_id: &str,
+    block: &Block,
+) -> Result<(Artifact, ArtifactAction), String> {
+    match (&block.id, &block.kind) {
         (Some(id), _) => store
             .update(id, &block.content, By::Updated)
             .map(|a| (a, ArtifactAction::Updated))
@@ -97,14 +115,19 @@ async fn make(chat: &Arc<Core>, block: Block) -> Result<(Artifact, ArtifactActio
             })?;
             let title = block.title.clone().unwrap_or_else(|| "Untitled".to_owned());
             store
-                .create(&crate::ids::random_id(16), kind, &title, &block.content, Some(&chat_id), None)
+                .create(
+                    &crate::ids::random_id(16),
+                    kind,
+                    &title,
+                    &block.content,
+                    Some(chat_id),
+                    None,
+                )
                 .map(|a| (a, ArtifactAction::Made))
                 .map_err(|e| e.to_string())
         }
         (None, None) => Err("the block says neither its kind nor the id it updates".to_owned()),
-    })
-    .await
-    .map_err(|e| e.to_string())?
+    }
 }
 
 /// Takes the blocks out of `text`, makes each an artifact, and returns

@@ -152,12 +152,13 @@ pub(crate) async fn record(
 pub async fn run(chat: &Arc<Core>, call_id: &str, name: &str, input: &Value) -> Outcome {
     let store = chat.shared.artifacts.clone();
     let refresh = chat.refreshes.clone();
-    let content = field(input, "content").unwrap_or("").to_owned();
+    let secrets = chat.shared.secrets.clone();
+    let content = secrets.mask(field(input, "content").unwrap_or(""));
     let made: Result<(Artifact, ArtifactAction), StoreError> = if name == CREATE {
         let kind = field(input, "kind")
             .and_then(Kind::parse)
             .unwrap_or(Kind::Markdown);
-        let title = field(input, "title").unwrap_or("").to_owned();
+        let title = secrets.mask(field(input, "title").unwrap_or(""));
         let id = crate::ids::random_id(16);
         let chat_id = chat.id.clone();
         let request = request(chat);

@@ -127,6 +127,8 @@ pub struct Chats {
     pub(crate) peeked: Mutex<HashMap<String, (std::time::SystemTime, u64, Peeked)>>,
     /// What marked chats wrote (see `ledger`).
     ledger: Arc<crate::ledger::Ledger>,
+    /// The secrets taken out of whatever is stored, shown or sent.
+    secrets: Arc<crate::known_secrets::KnownSecrets>,
 }
 
 /// What a list needs from a chat that isn't open.
@@ -229,6 +231,7 @@ impl Chats {
             browser: std::sync::OnceLock::new(),
             peeked: Mutex::new(HashMap::new()),
             ledger: Arc::new(crate::ledger::Ledger::new(home.root())),
+            secrets: Arc::new(crate::known_secrets::KnownSecrets::new(home.root())),
             switches: {
                 let switches = config.guard.switches.clone().unwrap_or_else(|| {
                     Arc::new(crate::safety::Switches::new(&crate::settings::Safety {
@@ -267,6 +270,11 @@ impl Chats {
 
     pub fn home(&self) -> &Home {
         &self.home
+    }
+
+    /// The secrets Conch holds, to take out of what leaves it.
+    pub fn secrets(&self) -> &Arc<crate::known_secrets::KnownSecrets> {
+        &self.secrets
     }
 
     pub fn skills(&self) -> Option<&Arc<skills::Catalog>> {
@@ -465,6 +473,7 @@ impl Chats {
             max_steps: self.config.max_steps.unwrap_or(DEFAULT_MAX_STEPS).max(1),
             memories: self.memories.store().clone(),
             halt: self.halt.clone(),
+            secrets: self.secrets.clone(),
         }
     }
 
@@ -507,6 +516,7 @@ impl Chats {
     /// Keeps Activity up to date with this chat's appends, from the first
     /// one this process makes.
     fn watch(&self, id: &str, log: &ChatLog) {
+        log.mask_with(self.secrets.clone());
         let activity = self.activity.clone();
         let notify = self.notify.clone();
         let search = self.search.clone();

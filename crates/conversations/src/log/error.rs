@@ -10,6 +10,9 @@ pub enum LogError {
     Busy(PathBuf),
     /// The log's writer has stopped (the chat was closed).
     Closed,
+    /// An event held a secret that couldn't be taken out of it, so it
+    /// wasn't stored (failing closed).
+    Unmaskable,
 }
 
 impl LogError {
@@ -35,6 +38,9 @@ impl std::fmt::Display for LogError {
                 path.display()
             ),
             LogError::Closed => f.write_str("The chat's log was closed. Open the chat again."),
+            LogError::Unmaskable => f.write_str(
+                "This held one of Conch's secrets that couldn't be taken out of it, so it wasn't saved or shown.",
+            ),
         }
     }
 }

@@ -10,6 +10,7 @@
 //!   from [`ChatLog::follow`].
 
 mod error;
+mod masked;
 pub mod scan;
 mod writer;
 
@@ -103,6 +104,8 @@ struct Shared {
     view: Mutex<ChatView>,
     live: broadcast::Sender<Live>,
     observer: std::sync::OnceLock<Observer>,
+    /// The secrets taken out of every event before it is stored.
+    secrets: std::sync::OnceLock<Arc<crate::known_secrets::KnownSecrets>>,
 }
 
 /// A handle on one chat's log. Cheap to clone; the writer stops when the last
@@ -180,6 +183,7 @@ impl ChatLog {
             view: Mutex::new(view),
             live,
             observer: std::sync::OnceLock::new(),
+            secrets: std::sync::OnceLock::new(),
         });
         let (requests, queue) = mpsc::channel();
         let writer = Writer {
@@ -315,16 +319,23 @@ impl ChatLog {
         let _ = self.shared.observer.set(observer);
     }
 
+    /// Takes these secrets out of every event from now on (later calls
+    /// are ignored).
+    pub fn mask_with(&self, secrets: Arc<crate::known_secrets::KnownSecrets>) {
+        let _ = self.shared.secrets.set(secrets);
+    }
+
     pub fn follow(&self) -> broadcast::Receiver<Live> {
         self.shared.live.subscribe()
     }
 
     /// Streams text to followers without storing it.
     pub fn send_delta(&self, turn: u64, text: &str) {
-        let _ = self.shared.live.send(Live::Delta {
-            turn,
-            text: Arc::from(text),
-        });
+        let text = match self.shared.secrets.get() {
+            Some(secrets) => Arc::from(secrets.mask(text)),
+            None => Arc::from(text),
+        };
+        let _ = self.shared.live.send(Live::Delta { turn, text });
     }
 }
 

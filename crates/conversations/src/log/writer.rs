@@ -62,6 +62,7 @@ impl Writer {
         let mut done = Vec::with_capacity(batch.len());
         let mut next_seq = self.next_seq;
         let at = format_rfc3339(SystemTime::now());
+        let masker = self.shared.secrets.get().map(|s| s.masker());
         for request in batch {
             let event = Event {
                 seq: next_seq,
@@ -70,6 +71,16 @@ impl Writer {
                 body: request.body,
             };
             let line = event.to_line();
+            let (event, line) = match &masker {
+                Some(masker) => match super::masked::masked(event, line, masker) {
+                    Ok(done) => done,
+                    Err(e) => {
+                        let _ = request.reply.send(Err(e));
+                        continue;
+                    }
+                },
+                None => (event, line),
+            };
             let span = Span {
                 seq: next_seq,
                 start: self.end + buf.len() as u64,

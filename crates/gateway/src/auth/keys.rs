@@ -15,9 +15,9 @@ use super::file_stamp::{stamp, FileStamp};
 use super::random;
 use conversations::private_file::write_private;
 
-pub const KEYS_FILE: &str = "access-keys.json";
+use conversations::known_secrets::KEY_BODY;
+pub use conversations::known_secrets::{KEYS_FILE, KEY_PREFIX};
 const LOCK_FILE: &str = ".access-keys.lock";
-pub const KEY_PREFIX: &str = "conch_";
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct KeyRecord {
@@ -85,7 +85,7 @@ pub fn create(home: &Path, name: &str) -> Result<(KeyRecord, String), KeyError> 
     }
     let secret = format!(
         "{KEY_PREFIX}{}",
-        random::token(40).map_err(|_| KeyError::Random)?
+        random::token(KEY_BODY).map_err(|_| KeyError::Random)?
     );
     let record = KeyRecord {
         id: format!("k{}", random::token(10).map_err(|_| KeyError::Random)?),
