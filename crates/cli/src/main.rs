@@ -26,6 +26,7 @@ mod sessions;
 mod setup;
 mod skills_cmd;
 mod skills_sign;
+mod undo_cmd;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -127,6 +128,8 @@ enum Command {
     Stop,
     /// Let Conch act again after `conch stop` or Stop all.
     Resume,
+    /// Put back the files a chat's turn changed, or undo an undo.
+    Undo(undo_cmd::UndoArgs),
 }
 
 /// A failure to report: one sentence, already in the user's words.
@@ -188,6 +191,7 @@ fn main() -> ExitCode {
                 println!("Stopped everything. A running Conch ends its turns within a second; nothing starts until conch resume (or Resume on the web page).");
                 Ok(())
             }
+            Command::Undo(args) => undo_cmd::run(&home, args),
             Command::Resume => {
                 conversations::halt::remove(home.root())?;
                 println!("Conch may act again.");

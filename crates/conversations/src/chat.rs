@@ -282,6 +282,27 @@ impl Chat {
     }
 
     /// Names the chat. The name is plain text: one line, as typed.
+    /// Undoes a turn's changes to files, or an earlier undo (see `undo`).
+    /// Not while a turn runs: it could be changing the same files.
+    pub async fn undo(
+        &self,
+        target: crate::undo::Target,
+        by: &str,
+    ) -> Result<protocol::FilesRestored, ChatError> {
+        if *self.live.running.lock().unwrap_or_else(|p| p.into_inner()) {
+            return Err(ChatError::Working);
+        }
+        let log = self.log.clone();
+        let by = by.to_owned();
+        tokio::task::spawn_blocking(move || crate::undo::undo(&log, target, &by))
+            .await
+            .map_err(|_| ChatError::Log(crate::log::LogError::Closed))?
+            .map_err(|e| match e {
+                crate::undo::UndoError::Log(e) => ChatError::Log(e),
+                e => ChatError::Undo(e),
+            })
+    }
+
     pub async fn rename(&self, title: &str) -> Result<String, ChatError> {
         let title: String = title
             .split_whitespace()

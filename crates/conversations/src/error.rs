@@ -53,6 +53,8 @@ pub enum ChatError {
     Halted,
     /// Stop all or Resume couldn't be written down.
     Halt(String),
+    /// An undo with nothing to undo, or that couldn't be done.
+    Undo(crate::undo::UndoError),
     Log(LogError),
 }
 
@@ -109,6 +111,7 @@ impl std::fmt::Display for ChatError {
             ChatError::Restore(why) => write!(f, "The chat couldn't be put back: {why}. It is still in the trash."),
             ChatError::Halted => f.write_str("Conch is stopped: nothing runs until you press Resume (on the web page, or conch resume in a terminal)."),
             ChatError::Halt(why) => write!(f, "{why}"),
+            ChatError::Undo(e) => e.fmt(f),
             ChatError::Log(e) => e.fmt(f),
         }
     }

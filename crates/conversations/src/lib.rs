@@ -42,6 +42,7 @@ mod skill_use;
 mod state;
 mod transcript;
 mod turn;
+pub mod undo;
 
 pub use chat::{Chat, Posted, MAX_MESSAGE_CHARS};
 pub use chats::{

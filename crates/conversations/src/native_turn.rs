@@ -228,6 +228,18 @@ impl Gate for ChatGate {
 }
 
 impl ChatGate {
+    /// Before an engine's allowed edit or patch runs: every file it changes
+    /// is kept for undo.
+    async fn keep_before(&self, call: &NativeCall, action: &Action) {
+        if !matches!(action, Action::FileChange { .. }) {
+            return;
+        }
+        let paths = tools::native::changed_paths(&call.tool, &call.input, &self.chat.work);
+        // A copy that can't be logged doesn't stop the edit: the undo says
+        // it has nothing for it.
+        let _ = crate::undo::before_change(&self.chat, self.turn, paths, &call.tool).await;
+    }
+
     /// Remembers whether the gate's last word on a call refused it.
     fn settled(&self, id: &str, refused: bool) {
         let mut seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
@@ -257,7 +269,10 @@ impl ChatGate {
         let tc = Self::tool_call(&call);
         // The approval machine answers; nothing is decided here.
         match self.chat.with_look(&tc, &action, approval::Approval::quick) {
-            approval::Quick::Run => Quick::Allow,
+            approval::Quick::Run => {
+                self.keep_before(&call, &action).await;
+                Quick::Allow
+            }
             approval::Quick::Refuse(sentence) => Quick::Deny(sentence),
             approval::Quick::Ask(question) => Quick::Ask(question),
         }
@@ -280,7 +295,10 @@ impl ChatGate {
         let outcome = drive(&self.chat, self.turn, &tc, &action, &self.cancel, &classify).await;
         match outcome {
             // What was approved is what runs: the input as judged.
-            Ok(Permission::Run) => Verdict::Allow { input: call.input },
+            Ok(Permission::Run) => {
+                self.keep_before(&call, &action).await;
+                Verdict::Allow { input: call.input }
+            }
             Ok(Permission::Refused(o)) => Verdict::Deny { message: o.output },
             Ok(Permission::Stopped) => Verdict::Deny {
                 message: "Stopped.".into(),

@@ -96,6 +96,9 @@ pub(crate) struct Live {
     /// The redacted page Auto's reviewer allowed a browser click on, by
     /// call: the click happens only on that page, exactly.
     pub reviewed_pages: Mutex<std::collections::HashMap<String, String>>,
+    /// (turn, path) of each file kept for undo, so a turn keeps a file once
+    /// (see `undo`).
+    pub kept: Mutex<std::collections::HashSet<(u64, String)>>,
 }
 
 /// What every chat of one `Chats` shares.
@@ -142,6 +145,7 @@ impl Core {
                 waiters: Waiters::default(),
                 decisions: tokio::sync::Mutex::new(()),
                 reviewed_pages: Mutex::default(),
+                kept: Mutex::default(),
             },
         }
     }

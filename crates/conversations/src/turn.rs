@@ -81,6 +81,7 @@ async fn run_with(chat: &Arc<Core>, cancel: &Cancel) -> Result<(), LogError> {
     };
     // Once the turn is ending there's nothing left for Stop to stop.
     *chat.live.current.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    crate::undo::turn_ended(chat, turn).await?;
     chat.log
         .append(Body::TurnEnded(TurnEnded {
             turn,
@@ -234,6 +235,9 @@ async fn one_call(
                 .await?;
             return Err(TurnError::Stopped);
         }
+    }
+    if let Action::FileChange { path, .. } = &action {
+        crate::undo::before_change(chat, turn, vec![path.clone()], &call.name).await?;
     }
     let ctx = RunContext {
         work: chat.work.clone(),

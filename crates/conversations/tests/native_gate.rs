@@ -490,3 +490,45 @@ async fn every_ask_always_rule_asks_through_each_engines_own_tools() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A Codex patch changing two files and adding a third: every file of the
+/// patch is kept before it runs (not only the one that decided how it was
+/// asked), and an undo puts all three back.
+#[tokio::test]
+async fn an_engines_patch_is_undone_file_by_file() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let work = root.join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    let (a, b, c) = (work.join("a.rs"), work.join("b.rs"), work.join("c.rs"));
+    std::fs::write(&a, "fn a() {}\n").unwrap();
+    std::fs::write(&b, "fn b() {}\n").unwrap();
+    let patch = call(
+        "p1",
+        "fileChange",
+        json!({"changes": [{"path": "a.rs"}, {"path": "b.rs"}, {"path": "c.rs"}]}),
+    );
+    let engine = Arc::new(Native {
+        turns: Mutex::new(vec![vec![(patch, "patched".into())]]),
+        said: Mutex::new(Vec::new()),
+        writes: Mutex::new(vec![
+            ("p1".into(), a.clone(), "fn a() { 1 }\n".into()),
+            ("p1".into(), b.clone(), "fn b() { 2 }\n".into()),
+            ("p1".into(), c.clone(), "fn c() {}\n".into()),
+        ]),
+        report_calls: true,
+    });
+    let (_, chats) = chats_with(engine, &root, &work, Mode::Edits, Default::default());
+    let chat = chats.create(NewChat::default()).await.unwrap();
+    chat.post("Refactor").await.unwrap();
+    until(&chat, |e| matches!(e.body, Body::TurnEnded(_))).await;
+    assert_eq!(std::fs::read_to_string(&a).unwrap(), "fn a() { 1 }\n");
+    let done = chat
+        .undo(conversations::undo::Target::Last, "owner")
+        .await
+        .unwrap();
+    assert_eq!(done.restored.len(), 3, "{done:#?}");
+    assert_eq!(std::fs::read_to_string(&a).unwrap(), "fn a() {}\n");
+    assert_eq!(std::fs::read_to_string(&b).unwrap(), "fn b() {}\n");
+    assert!(!c.exists());
+}

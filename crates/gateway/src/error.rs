@@ -77,6 +77,12 @@ impl From<ChatError> for ApiError {
             ChatError::Trash(_) | ChatError::Restore(_) => StatusCode::INTERNAL_SERVER_ERROR,
             ChatError::AlreadyHere | ChatError::Halted => StatusCode::CONFLICT,
             ChatError::Halt(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            ChatError::Undo(
+                conversations::undo::UndoError::Nothing(_)
+                | conversations::undo::UndoError::NoChanges
+                | conversations::undo::UndoError::NotAnUndo(_),
+            ) => StatusCode::NOT_FOUND,
+            ChatError::Undo(_) => StatusCode::INTERNAL_SERVER_ERROR,
             ChatError::Log(LogError::Busy(_)) => StatusCode::CONFLICT,
             ChatError::Log(_) => StatusCode::INTERNAL_SERVER_ERROR,
         };

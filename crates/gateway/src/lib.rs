@@ -45,6 +45,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/chats/{id}/archive", post(routes::chats::archive))
         .route("/api/chats/{id}/model", post(routes::chats::pick_model))
         .route("/api/chats/{id}/retry", post(routes::chats::retry))
+        .route("/api/chats/{id}/undo", post(routes::undo::undo))
         .route(
             "/api/chats/{id}/regenerate",
             post(routes::chats::regenerate),

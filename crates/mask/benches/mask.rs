@@ -84,7 +84,10 @@ fn main() {
     let unbroken = time(15, || {
         assert!(masker.mask(&flat, Syntax::Text).contains("[secret: KEY_0]"));
     });
-    println!("no line breaks:        {:.1} ms", unbroken.as_secs_f64() * 1e3);
+    println!(
+        "no line breaks:        {:.1} ms",
+        unbroken.as_secs_f64() * 1e3
+    );
     let none = time(15, || {
         assert!(!masker.mask(LINES[0], Syntax::Text).contains("[secret"));
     });

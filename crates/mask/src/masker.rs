@@ -143,7 +143,11 @@ impl Masker {
         if let Some(finder) = finder {
             let mut spans = Vec::new();
             finder.find(&view.bytes, &mut spans);
-            found.extend(spans.into_iter().map(|(s, e, o)| (s, e, self.names[o].as_str())));
+            found.extend(
+                spans
+                    .into_iter()
+                    .map(|(s, e, o)| (s, e, self.names[o].as_str())),
+            );
         }
         self.find_hashed(&view.bytes, &mut found);
         if found.is_empty() {

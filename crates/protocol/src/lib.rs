@@ -14,6 +14,7 @@ mod chat_meta;
 mod download;
 mod event;
 mod fold;
+mod kept;
 mod line;
 mod line_fast;
 pub mod memory;
@@ -42,6 +43,7 @@ pub use download::{
 pub use event::Event;
 pub use fold::{skill_holds, Hold};
 pub use fold::{ChatView, Grant, Mark, OpenTurn, PendingAsk};
+pub use kept::{FileKept, FileState, FilesLeft, FilesRestored, LeftAlone, Restored};
 pub use line::LineError;
 pub use memory::{MemoriesUsed, MemoryAction, MemoryEvent, MemoryReason, UsedMemory};
 pub use review::{ReviewJudged, ReviewOutcome};

@@ -20,6 +20,43 @@ fn missing(tool: &str, key: &str) -> String {
     format!("{tool} needs \"{key}\".")
 }
 
+/// Every path a patch touches, as written.
+fn patch_paths(input: &Value) -> Vec<String> {
+    let mut paths: Vec<String> = Vec::new();
+    if let Some(changes) = input.get("changes") {
+        match changes {
+            Value::Array(list) => paths.extend(
+                list.iter()
+                    .filter_map(|c| c.get("path").and_then(Value::as_str))
+                    .map(str::to_owned),
+            ),
+            Value::Object(map) => paths.extend(map.keys().cloned()),
+            _ => {}
+        }
+    }
+    if let Some(p) = text(input, &["path"]) {
+        paths.push(p.to_owned());
+    }
+    paths
+}
+
+/// The files the native call `tool` would change, resolved: every file of
+/// a patch, not only the one that decides how it is asked (for undo).
+pub fn changed_paths(tool: &str, input: &Value, work: &Path) -> Vec<String> {
+    let paths = match tool {
+        "fileChange" | "applyPatch" | "apply_patch" => patch_paths(input),
+        _ => text(input, &["file_path", "notebook_path"])
+            .map(|p| vec![p.to_owned()])
+            .unwrap_or_default(),
+    };
+    let work = resolve_work(work);
+    paths
+        .iter()
+        .filter_map(|p| resolve(&work, p).ok())
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect()
+}
+
 /// What the native call `tool` with `input`, in the work folder `work`,
 /// does. `sealed` says whether its commands run in a sandbox.
 pub fn classify(tool: &str, input: &Value, work: &Path, sealed: bool) -> Result<Action, String> {
@@ -148,21 +185,7 @@ pub fn classify(tool: &str, input: &Value, work: &Path, sealed: bool) -> Result<
         }
         "fileChange" | "applyPatch" | "apply_patch" => {
             // Every path the change touches; the first that asks decides.
-            let mut paths: Vec<String> = Vec::new();
-            if let Some(changes) = input.get("changes") {
-                match changes {
-                    Value::Array(list) => paths.extend(
-                        list.iter()
-                            .filter_map(|c| c.get("path").and_then(Value::as_str))
-                            .map(str::to_owned),
-                    ),
-                    Value::Object(map) => paths.extend(map.keys().cloned()),
-                    _ => {}
-                }
-            }
-            if let Some(p) = text(input, &["path"]) {
-                paths.push(p.to_owned());
-            }
+            let paths = patch_paths(input);
             let mut worst: Option<Action> = None;
             for p in &paths {
                 let a = change(p, Change::Write(String::new()))?;

@@ -24,4 +24,5 @@ pub mod skills;
 pub mod stop_all;
 pub mod stream;
 pub mod turns;
+pub mod undo;
 pub mod web;
