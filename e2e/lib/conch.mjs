@@ -68,6 +68,7 @@ async function serve(home, env = {}, waitFor = null) {
     url,
     link,
     home,
+    work,
     output: () => out,
     stop() {
       // Conch stops its browser on the way out, which closes its profile

@@ -350,6 +350,9 @@ export const api = {
   pickModel: (id: string, provider: string | null) => call<unknown>("POST", `/api/chats/${id}/model`, { provider }),
   retry: (id: string) => call<{ seq: number }>("POST", `/api/chats/${id}/retry`),
   regenerate: (id: string) => call<{ seq: number }>("POST", `/api/chats/${id}/regenerate`),
+  /** Puts back the files a turn changed (`turn`), or undoes an undo. */
+  undo: (id: string, target: { turn: number } | { undo: number }) =>
+    call<{ turn: number; restored: { path: string; removed: boolean }[]; left: { path: string; why: string }[] }>("POST", `/api/chats/${id}/undo`, target),
   resend: (id: string, text: string, replaces: number) =>
     call<{ seq: number }>("POST", `/api/chats/${id}/messages`, { text, replaces }),
   providers: () => call<{ providers: Provider[]; default: string | null; engine: string }>("GET", "/api/providers"),

@@ -83,6 +83,8 @@ export type Entry = (
   | { type: "turn-error"; seq: number; text: string; stopped?: boolean }
   | { type: "memory"; seq: number; says: string; held: boolean }
   | { type: "apps-not-ready"; seq: number; says: string }
+  | { type: "changes"; seq: number; turn: number; files: string[] }
+  | { type: "restored"; seq: number; turn: number; undoOf?: number; restored: { path: string; removed: boolean }[]; left: { path: string; why: string }[]; by: string }
 ) & {
   /** Part of an earlier try that a later message took the place of (Edit
    *  and resend, Retry): kept in the log, shown folded. */
@@ -135,6 +137,8 @@ export function fold(events: Event[]): Folded {
   let renamed = false;
   let provider: string | null = null;
   const replaced: [number, number][] = [];
+  // Each turn's files kept for undo, in the order first changed.
+  const kept = new Map<number, string[]>();
   for (const e of events) {
     lastSeq = Math.max(lastSeq, e.seq);
     switch (e.type) {
@@ -294,6 +298,30 @@ export function fold(events: Event[]): Folded {
       case "memories.used": {
         const n = Array.isArray(e.memories) ? e.memories.length : 0;
         if (n > 0) entries.push({ type: "memory", seq: e.seq, says: `Given ${n === 1 ? "1 memory" : `${n} memories`} you kept.`, held: false });
+        break;
+      }
+      case "file.kept": {
+        const files = kept.get(Number(e.turn)) ?? [];
+        if (!files.includes(s(e.path))) files.push(s(e.path));
+        kept.set(Number(e.turn), files);
+        break;
+      }
+      case "files.left": {
+        const files = kept.get(Number(e.turn)) ?? [];
+        if (files.length > 0) entries.push({ type: "changes", seq: e.seq, turn: Number(e.turn), files });
+        break;
+      }
+      case "files.restored": {
+        const list = <T,>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : []);
+        entries.push({
+          type: "restored",
+          seq: e.seq,
+          turn: Number(e.turn),
+          undoOf: typeof e.undo_of === "number" ? e.undo_of : undefined,
+          restored: list<{ path: string; after: string | null }>(e.restored).map((r) => ({ path: s(r.path), removed: r.after === null || r.after === undefined })),
+          left: list<{ path: string; why: string }>(e.left).map((l) => ({ path: s(l.path), why: s(l.why) })),
+          by: s(e.by),
+        });
         break;
       }
       case "artifact":

@@ -367,53 +367,14 @@ pub(crate) async fn after_call(
     }
 }
 
-/// Folders a command's writes aren't looked for in: what tools keep for
-/// themselves, rebuilt at will.
-const NOT_LOOKED_IN: &[&str] = &[
-    ".git",
-    "node_modules",
-    "target",
-    ".venv",
-    "__pycache__",
-    ".cache",
-];
-
-/// The most entries looked at after one command.
-const MOST_LOOKED_AT: usize = 20_000;
-
 /// Files under `work` changed since `since` (not following links).
 fn changed_since(work: &Path, since: std::time::SystemTime) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();
-    let mut seen = 0usize;
-    let mut stack = vec![(work.to_path_buf(), 0usize)];
-    while let Some((dir, depth)) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            seen += 1;
-            if seen > MOST_LOOKED_AT {
-                return out;
-            }
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            let path = entry.path();
-            if kind.is_dir() {
-                let name = entry.file_name();
-                if depth < 12 && !NOT_LOOKED_IN.iter().any(|n| name == *n) {
-                    stack.push((path, depth + 1));
-                }
-            } else if kind.is_file()
-                && entry
-                    .metadata()
-                    .and_then(|m| m.modified())
-                    .is_ok_and(|t| t >= since)
-            {
-                out.push(path);
-            }
+    crate::work_files::each_file(work, |path, meta| {
+        if meta.modified().is_ok_and(|t| t >= since) {
+            out.push(path);
         }
-    }
+    });
     out
 }
 

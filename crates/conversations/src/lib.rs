@@ -43,6 +43,7 @@ mod state;
 mod transcript;
 mod turn;
 pub mod undo;
+mod work_files;
 
 pub use chat::{Chat, Posted, MAX_MESSAGE_CHARS};
 pub use chats::{

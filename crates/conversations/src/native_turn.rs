@@ -28,6 +28,8 @@ struct Seen {
     /// When each command was first seen: its writes are the work folder's
     /// files changed since (see `ledger::after_command`).
     began: HashMap<String, std::time::SystemTime>,
+    /// The work folder just before each allowed command (for undo).
+    before: HashMap<String, crate::undo::commands::Before>,
 }
 
 /// A native tool call as the action it would take. An app's tool
@@ -231,6 +233,15 @@ impl ChatGate {
     /// Before an engine's allowed edit or patch runs: every file it changes
     /// is kept for undo.
     async fn keep_before(&self, call: &NativeCall, action: &Action) {
+        if let Action::Command { .. } = action {
+            let before = crate::undo::commands::before_command(&self.chat).await;
+            self.seen
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .before
+                .insert(call.id.clone(), before);
+            return;
+        }
         if !matches!(action, Action::FileChange { .. }) {
             return;
         }
@@ -473,6 +484,15 @@ async fn log_event(
                     .remove(&id);
                 if let (Action::Command { .. }, Some(began)) = (&action, began) {
                     crate::ledger::after_command(chat, began).await;
+                }
+                let before = gate
+                    .seen
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .before
+                    .remove(&id);
+                if let Some(before) = before {
+                    crate::undo::commands::after_command(chat, turn, before, "command").await?;
                 }
                 if let Some((source, what)) = guard::mark_for(&action, None) {
                     chat.mark(source, what, Some(id)).await?;

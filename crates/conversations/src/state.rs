@@ -99,6 +99,8 @@ pub(crate) struct Live {
     /// (turn, path) of each file kept for undo, so a turn keeps a file once
     /// (see `undo`).
     pub kept: Mutex<std::collections::HashSet<(u64, String)>>,
+    /// The work folder as the last command left it (see `undo::commands`).
+    pub commands: Mutex<crate::undo::commands::Known>,
 }
 
 /// What every chat of one `Chats` shares.
@@ -146,6 +148,7 @@ impl Core {
                 decisions: tokio::sync::Mutex::new(()),
                 reviewed_pages: Mutex::default(),
                 kept: Mutex::default(),
+                commands: Mutex::default(),
             },
         }
     }

@@ -245,6 +245,10 @@ async fn one_call(
         protected: chat.shared.policies.protected.clone(),
         masker: Some(chat.shared.secrets.masker()),
     };
+    let before = match &action {
+        Action::Command { .. } => Some(crate::undo::commands::before_command(chat).await),
+        _ => None,
+    };
     let began = std::time::SystemTime::now();
     let outcome = match crate::chat_tools::runner_of(&action) {
         Some(tool) => tool.run(chat, &call, &action, cancel).await,
@@ -276,6 +280,9 @@ async fn one_call(
     crate::ledger::after_call(chat, &call.id, &action, ran, found.as_deref()).await;
     if matches!(action, Action::Command { .. }) {
         crate::ledger::after_command(chat, began).await;
+    }
+    if let Some(before) = before {
+        crate::undo::commands::after_command(chat, turn, before, &call.name).await?;
     }
     crate::memories::carry(chat, &call.id, recalled.as_ref()).await?;
     if let Some(used) = loaded {

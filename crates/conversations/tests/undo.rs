@@ -188,3 +188,79 @@ async fn an_undo_with_nothing_to_undo_says_so() {
         "This chat hasn't changed any file Conch kept, so there is nothing to undo."
     );
 }
+
+/// A sealed command's changes: `sed -i` (a new file renamed over the old),
+/// an append in place, a file made and one removed. The box let them
+/// write the work folder; the work folder kept before the command has
+/// what each held, and the undo puts all four back.
+#[tokio::test]
+async fn a_sealed_commands_sed_append_make_and_remove_are_undone() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let work = root.join("dépôt");
+    std::fs::create_dir_all(work.join("src")).unwrap();
+    std::fs::write(
+        work.join("src/main.rs"),
+        "fn main() { println!(\"héllo\"); }\n",
+    )
+    .unwrap();
+    std::fs::write(work.join("journal.txt"), "lundi\n").unwrap();
+    std::fs::write(work.join("vieux.txt"), "à jeter\n").unwrap();
+    let conch = root.join("conch");
+    let seal = Arc::new(seal::Sealed::new(&conch, tools::protected::here(&conch)).unwrap());
+    let engine = Arc::new(ScriptedEngine::new([
+        vec![tool(
+            "c1",
+            "run_command",
+            json!({"command": "sed -i 's/héllo/bonjour/' src/main.rs && echo mardi >> journal.txt && echo neu > neu.txt && rm vieux.txt"}),
+        )],
+        vec![Chunk::Text("Done.".into())],
+    ]));
+    let chats = Chats::new(
+        Home::open(&root.join("home")).unwrap(),
+        engine,
+        Arc::new(Tools::new(ToolsConfig {
+            seal: Some(seal),
+            ..ToolsConfig::default()
+        })),
+        ChatsConfig {
+            durability: Durability::Group,
+            default_work: work.clone(),
+            default_mode: Mode::Full,
+            policies: Default::default(),
+            guard: GuardConfig::default(),
+            skills: None,
+            max_steps: None,
+        },
+    );
+    let chat = chats.create(NewChat::default()).await.unwrap();
+    chat.post("Say bonjour").await.unwrap();
+    let events = until_ended(&chat, 1).await;
+    let finished = events
+        .iter()
+        .find_map(|e| match &e.body {
+            Body::ToolFinished(f) => Some(f.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert!(finished.ok, "{}", finished.output);
+    assert_eq!(
+        std::fs::read_to_string(work.join("src/main.rs")).unwrap(),
+        "fn main() { println!(\"bonjour\"); }\n"
+    );
+    let done = chat.undo(Target::Last, "owner").await.unwrap();
+    assert_eq!(done.restored.len(), 4, "{done:#?}");
+    assert_eq!(
+        std::fs::read_to_string(work.join("src/main.rs")).unwrap(),
+        "fn main() { println!(\"héllo\"); }\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(work.join("journal.txt")).unwrap(),
+        "lundi\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(work.join("vieux.txt")).unwrap(),
+        "à jeter\n"
+    );
+    assert!(!work.join("neu.txt").exists());
+}

@@ -247,6 +247,7 @@ export function ChatPage(props: {
               onRegenerate={() => api.regenerate(props.id).then(() => props.onActivity(), fail)}
               others={others}
               onRetry={() => api.retry(props.id).then(() => props.onActivity(), fail)}
+              onUndo={(target) => api.undo(props.id, target).then(() => props.onActivity(), fail)}
               onResend={async (text, replaces) => {
                 following.current = true;
                 await api.resend(props.id, text, replaces);

@@ -96,7 +96,18 @@ export interface TranscriptProps {
   /** The last answer ended well and can be made again. */
   canRegenerate?: boolean;
   onRegenerate?: () => Promise<void>;
+  /** Put back a turn's files, or undo an undo. */
+  onUndo?: (target: { turn: number } | { undo: number }) => Promise<void>;
 }
+
+/** A list of files for a line: the names, the first few, then how many more. */
+function someFiles(paths: string[]): string {
+  const names = paths.map((p) => p.split("/").filter(Boolean).pop() ?? p);
+  const shown = names.slice(0, 4).join(", ");
+  return names.length > 4 ? `${shown} and ${names.length - 4} more` : shown;
+}
+
+const files = (n: number) => (n === 1 ? "1 file" : `${n} files`);
 
 function row(
   e: Entry,
@@ -224,6 +235,55 @@ function row(
             </button>
           )}{" "}
           <a href={`/api/artifacts/${e.artifact}/versions/${e.version}/download`}>Download</a>
+        </li>
+      );
+    }
+    case "changes":
+      return (
+        <li key={e.seq} class="line changes" data-seq={e.seq}>
+          <span title={e.files.join("\n")}>
+            This turn changed {files(e.files.length)}: {someFiles(e.files)}.
+          </span>
+          {props.onUndo && (
+            <>
+              {" "}
+              <button class="small" onClick={() => void props.onUndo!({ turn: e.turn })}>
+                Undo this turn's changes
+              </button>
+            </>
+          )}
+        </li>
+      );
+    case "restored": {
+      const put = e.restored.filter((r) => !r.removed).map((r) => r.path);
+      const removed = e.restored.filter((r) => r.removed).map((r) => r.path);
+      const parts = [
+        put.length ? `put back ${files(put.length)} (${someFiles(put)})` : "",
+        removed.length ? `removed ${files(removed.length)} the turn made (${someFiles(removed)})` : "",
+      ].filter(Boolean);
+      const who = e.by === "terminal" ? "From the terminal: " : "";
+      const what = e.undoOf ? "Undid the undo" : "Undid this turn's changes";
+      return (
+        <li key={e.seq} class="line restored" data-seq={e.seq}>
+          <span role="status">
+            {who}
+            {what}
+            {parts.length ? `: ${parts.join("; ")}.` : ", but nothing could be put back."}
+          </span>
+          {e.left.length > 0 && (
+            <ul class="left-alone">
+              {e.left.map((l) => (
+                <li key={l.path}>
+                  Left <code>{l.path}</code> as it is. {l.why}
+                </li>
+              ))}
+            </ul>
+          )}
+          {props.onUndo && e.restored.length > 0 && (
+            <button class="small" onClick={() => void props.onUndo!({ undo: e.seq })}>
+              Undo this undo
+            </button>
+          )}
         </li>
       );
     }

@@ -6,9 +6,10 @@
 //! file back as it was, unless it changed since, and is itself logged
 //! (`files.restored`) and undoable.
 //!
-//! Not kept: what a command changes (the box lets a command write the work
-//! folder and doesn't say what it wrote before it has), files over 32 MB.
+//! A command's changes are found by looking at the work folder before and
+//! after it (`commands`). Not kept: files over 32 MB (1 MB for a command).
 
+pub(crate) mod commands;
 mod restore;
 pub mod store;
 
