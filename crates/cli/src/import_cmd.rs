@@ -208,6 +208,8 @@ fn providers_over(root: &Path, found: &Found, report: &mut Report) -> Result<(),
             context_tokens: 100_000,
             max_tokens: 4096,
             bin: None,
+            prices: None,
+            no_cap: false,
         });
         let keyed = match &p.key {
             Some(key) => {

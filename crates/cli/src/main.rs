@@ -26,6 +26,7 @@ mod sessions;
 mod setup;
 mod skills_cmd;
 mod skills_sign;
+mod spending_cmd;
 mod undo_cmd;
 
 use std::path::PathBuf;

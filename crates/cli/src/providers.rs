@@ -23,6 +23,11 @@ pub enum ProvidersCommand {
     Remove { name: String },
     /// Use this provider for new turns.
     Default { name: String },
+    /// The spending caps: show them, or set them (--day, --chat,
+    /// --routine, --currency, --off).
+    Cap(crate::spending_cmd::CapArgs),
+    /// A provider's prices per million tokens, or no cap for it.
+    Price(crate::spending_cmd::PriceArgs),
 }
 
 #[derive(Args)]
@@ -150,6 +155,8 @@ pub fn run(home: &Home, command: ProvidersCommand) -> Result<(), Failure> {
             providers::set_default(root, &name).map_err(failed)?;
             println!("New turns use \"{name}\", unless a chat picked another.");
         }
+        ProvidersCommand::Cap(args) => crate::spending_cmd::cap(home, args)?,
+        ProvidersCommand::Price(args) => crate::spending_cmd::price(home, args)?,
     }
     Ok(())
 }

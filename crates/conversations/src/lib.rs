@@ -39,6 +39,7 @@ pub mod secrets;
 pub mod security;
 pub mod settings;
 mod skill_use;
+pub mod spending;
 mod state;
 mod transcript;
 mod turn;

@@ -443,6 +443,7 @@ async fn log_event(
 ) -> Result<(), LogError> {
     match event {
         NativeEvent::Text(_) => {}
+        NativeEvent::Cost { usd } => crate::spending::reported(chat, turn, usd).await?,
         NativeEvent::ToolCalled(call) => {
             // A call the gate never saw (the engine's own bookkeeping, or
             // one its sandbox refused before asking) is still recorded.

@@ -69,6 +69,8 @@ pub enum ProviderError {
     NotFound(String),
     Settings(SettingsError),
     Secrets(SecretsError),
+    /// A cap, price or currency that can't be one, in a sentence.
+    BadAmount(String),
 }
 
 impl std::fmt::Display for ProviderError {
@@ -96,6 +98,7 @@ impl std::fmt::Display for ProviderError {
             ProviderError::BadKey => {
                 f.write_str("That key is empty or has more than one line. Paste the key alone.")
             }
+            ProviderError::BadAmount(sentence) => f.write_str(sentence),
             ProviderError::NotFound(name) => write!(
                 f,
                 "There's no provider named \"{}\".",
@@ -229,9 +232,18 @@ pub fn add(home: &Path, new: NewProvider) -> Result<Added, ProviderError> {
         context_tokens: new.context_tokens.unwrap_or(100_000).max(1000),
         max_tokens: 4096,
         bin,
+        prices: None,
+        no_cap: false,
     };
     match settings.providers.iter_mut().find(|p| p.name == new.name) {
-        Some(old) => *old = provider,
+        // Its prices and "no cap" stay with it when it is changed.
+        Some(old) => {
+            *old = ProviderSettings {
+                prices: old.prices,
+                no_cap: old.no_cap,
+                ..provider
+            }
+        }
         None => settings.providers.push(provider),
     }
     let default = settings.default_provider.is_none() && settings.providers.len() == 1;

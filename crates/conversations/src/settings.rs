@@ -92,6 +92,9 @@ pub struct Settings {
     /// Settings → Backups: made by themselves while Conch runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backups: Option<BackupSchedule>,
+    /// Settings → Models → Spending: the caps, in the owner's currency.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spending: Option<crate::spending::Caps>,
     #[serde(flatten)]
     pub other: Map<String, Value>,
 }

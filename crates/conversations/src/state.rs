@@ -101,6 +101,9 @@ pub(crate) struct Live {
     pub kept: Mutex<std::collections::HashSet<(u64, String)>>,
     /// The work folder as the last command left it (see `undo::commands`).
     pub commands: Mutex<crate::undo::commands::Known>,
+    /// The provider the running (or last) turn runs on; None: the engine
+    /// `Chats` was made with.
+    pub turn_provider: Mutex<Option<String>>,
 }
 
 /// What every chat of one `Chats` shares.
@@ -121,6 +124,8 @@ pub(crate) struct Shared {
     pub halt: Arc<crate::halt::Halt>,
     /// The secrets taken out of what a chat stores or makes.
     pub secrets: Arc<crate::known_secrets::KnownSecrets>,
+    /// What model requests cost, against the caps (see `spending`).
+    pub spending: Arc<crate::spending::Ledger>,
 }
 
 impl Core {
@@ -149,6 +154,7 @@ impl Core {
                 reviewed_pages: Mutex::default(),
                 kept: Mutex::default(),
                 commands: Mutex::default(),
+                turn_provider: Mutex::default(),
             },
         }
     }
@@ -159,21 +165,36 @@ impl Core {
     pub(crate) async fn pick_engine(&self) -> Arc<dyn Engine> {
         let picked = self.log.with_view(|v| v.provider.clone());
         let models = self.shared.chats.upgrade().and_then(|c| c.models());
-        let engine = match models {
+        let picked = match models {
             Some(models) => tokio::task::spawn_blocking(move || models.pick(picked.as_deref()))
                 .await
                 .ok()
-                .flatten()
-                .map(|p| p.engine),
+                .flatten(),
             None => None,
-        }
-        .unwrap_or_else(|| self.shared.engine.clone());
+        };
+        *self
+            .live
+            .turn_provider
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = picked.as_ref().and_then(|p| p.provider.clone());
+        let engine = picked
+            .map(|p| p.engine)
+            .unwrap_or_else(|| self.shared.engine.clone());
         *self
             .live
             .turn_engine
             .lock()
             .unwrap_or_else(|p| p.into_inner()) = Some(engine.clone());
         engine
+    }
+
+    /// The provider of the running (or last) turn.
+    pub(crate) fn turn_provider(&self) -> Option<String> {
+        self.live
+            .turn_provider
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// The engine of the running (or last) turn.

@@ -23,6 +23,8 @@ enum TurnError {
     Engine(EngineError),
     Stopped,
     TooManySteps,
+    /// A spending cap (or an unknown price under one) stopped the request.
+    Capped(String),
     Log(LogError),
 }
 
@@ -56,11 +58,14 @@ async fn run_with(chat: &Arc<Core>, cancel: &Cancel) -> Result<(), LogError> {
         .await?;
     let turn = started.seq;
     let result = match engine.native() {
-        Some(native) => match crate::native_turn::run(chat, native, turn, cancel).await {
-            Ok(Ok(())) if cancel.is_cancelled() => Err(TurnError::Stopped),
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(e)) => Err(TurnError::Engine(e)),
-            Err(e) => Err(TurnError::Log(e)),
+        Some(native) => match crate::spending::before_native_turn(chat) {
+            Err(sentence) => Err(TurnError::Capped(sentence)),
+            Ok(()) => match crate::native_turn::run(chat, native, turn, cancel).await {
+                Ok(Ok(())) if cancel.is_cancelled() => Err(TurnError::Stopped),
+                Ok(Ok(())) => Ok(()),
+                Ok(Err(e)) => Err(TurnError::Engine(e)),
+                Err(e) => Err(TurnError::Log(e)),
+            },
         },
         None => steps(chat, turn, cancel).await,
     };
@@ -77,6 +82,7 @@ async fn run_with(chat: &Arc<Core>, cancel: &Cancel) -> Result<(), LogError> {
                 chat.shared.max_steps
             )),
         ),
+        Err(TurnError::Capped(sentence)) => (EndReason::Error, Some(sentence)),
         Err(TurnError::Log(e)) => (EndReason::Error, Some(e.to_string())),
     };
     // Once the turn is ending there's nothing left for Stop to stop.
@@ -123,6 +129,7 @@ async fn steps(chat: &Arc<Core>, turn: u64, cancel: &Cancel) -> Result<(), TurnE
             items: transcript::items(&events),
             tools: offered(chat),
         };
+        let pending = crate::spending::before_step(chat, &request).map_err(TurnError::Capped)?;
         let (tx, mut rx) = mpsc::channel(64);
         let mut text = String::new();
         let mut calls = Vec::new();
@@ -148,6 +155,14 @@ async fn steps(chat: &Arc<Core>, turn: u64, cancel: &Cancel) -> Result<(), TurnE
         if !text.is_empty() {
             let text = crate::artifact::take_blocks(chat, &text).await;
             chat.log.append(Body::Reply(Reply { turn, text })).await?;
+        }
+        if let Some(pending) = pending.filter(|_| result.is_ok() || !text.is_empty()) {
+            let written = text.len()
+                + calls
+                    .iter()
+                    .map(|c| c.name.len() + c.input.to_string().len())
+                    .sum::<usize>();
+            crate::spending::after_step(chat, turn, pending, written).await?;
         }
         result.map_err(TurnError::Engine)?;
         if calls.is_empty() {

@@ -192,6 +192,8 @@ fn provider(kind: ProviderKind, base: &str) -> Provider {
             context_tokens: 100_000,
             max_tokens: 1000,
             bin: None,
+            prices: None,
+            no_cap: false,
         },
         key: Some("sk-test-123".into()),
     }

@@ -86,6 +86,8 @@ pub enum NativeEvent {
     Compacted { summary: String },
     /// A line for the chat, said once (Codex running tighter).
     Note(String),
+    /// What the turn cost, as the engine reports it, in US dollars.
+    Cost { usd: f64 },
 }
 
 /// One turn for a native engine.

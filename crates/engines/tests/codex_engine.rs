@@ -268,6 +268,8 @@ async fn a_home_under_tmp_is_refused_with_a_sentence() {
                 context_tokens: 100_000,
                 max_tokens: 4096,
                 bin: Some(codex_bin::codex_bin().to_string_lossy().into_owned()),
+                prices: None,
+                no_cap: false,
             },
             key: None,
         },

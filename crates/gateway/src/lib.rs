@@ -59,6 +59,14 @@ pub fn router(state: AppState) -> Router {
             post(routes::providers::set_default),
         )
         .route("/api/providers/{name}", delete(routes::providers::remove))
+        .route(
+            "/api/spending",
+            get(routes::spending::get).post(routes::spending::set_caps),
+        )
+        .route(
+            "/api/providers/{name}/prices",
+            post(routes::spending::set_prices),
+        )
         .route("/api/providers/{name}/test", post(routes::providers::test))
         .route("/api/chats/{id}/events", get(routes::chats::events))
         .route(

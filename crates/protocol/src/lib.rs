@@ -11,6 +11,7 @@ pub mod activity;
 mod artifact;
 mod body;
 mod chat_meta;
+mod cost;
 mod download;
 mod event;
 mod fold;
@@ -36,6 +37,7 @@ pub use body::{
     ToolCalled, ToolFinished, TurnEnded, TurnStarted,
 };
 pub use chat_meta::{grant_words, ChatArchived, ChatRenamed, GrantRevoked, ModelChanged};
+pub use cost::Cost;
 pub use download::{
     download_host, git_subcommand, is_download, is_remote, only_exempt_fetches,
     was_download_before_2026_10_04,

@@ -156,6 +156,7 @@ impl<'de> Visitor<'de> for EventVisitor {
             "memories.used" => body(&mut map, e, Body::MemoriesUsed)?,
             "chat.renamed" => body(&mut map, e, Body::ChatRenamed)?,
             "file.kept" => body(&mut map, e, Body::FileKept)?,
+            "cost" => body(&mut map, e, Body::Cost)?,
             "files.left" => body(&mut map, e, Body::FilesLeft)?,
             "files.restored" => body(&mut map, e, Body::FilesRestored)?,
             "chat.archived" => body(&mut map, e, Body::ChatArchived)?,

@@ -129,6 +129,8 @@ pub struct Chats {
     ledger: Arc<crate::ledger::Ledger>,
     /// The secrets taken out of whatever is stored, shown or sent.
     secrets: Arc<crate::known_secrets::KnownSecrets>,
+    /// What model requests cost (see `spending`).
+    spending: Arc<crate::spending::Ledger>,
 }
 
 /// What a list needs from a chat that isn't open.
@@ -232,6 +234,7 @@ impl Chats {
             peeked: Mutex::new(HashMap::new()),
             ledger: Arc::new(crate::ledger::Ledger::new(home.root())),
             secrets: Arc::new(crate::known_secrets::KnownSecrets::new(home.root())),
+            spending: Arc::new(crate::spending::Ledger::new(home.root())),
             switches: {
                 let switches = config.guard.switches.clone().unwrap_or_else(|| {
                     Arc::new(crate::safety::Switches::new(&crate::settings::Safety {
@@ -270,6 +273,11 @@ impl Chats {
 
     pub fn home(&self) -> &Home {
         &self.home
+    }
+
+    /// What model requests cost, against the caps.
+    pub fn spending(&self) -> &Arc<crate::spending::Ledger> {
+        &self.spending
     }
 
     /// The secrets Conch holds, to take out of what leaves it.
@@ -474,6 +482,7 @@ impl Chats {
             memories: self.memories.store().clone(),
             halt: self.halt.clone(),
             secrets: self.secrets.clone(),
+            spending: self.spending.clone(),
         }
     }
 

@@ -239,6 +239,11 @@ impl TurnState {
         self.gate.report(NativeEvent::Text(text)).await;
     }
 
+    /// What the turn cost, as Claude Code reported it.
+    pub(crate) async fn cost(&self, usd: f64) {
+        self.gate.report(NativeEvent::Cost { usd }).await;
+    }
+
     /// What the model said, from the stream: its calls, and its text when
     /// that didn't come as it was written.
     pub async fn assistant(&self, parent: Option<&str>, message: &str, blocks: Vec<Block>) {

@@ -330,7 +330,10 @@ pub(super) async fn run(
                     Out::Delta { parent, text } => state.delta(parent.as_deref(), text).await,
                     Out::Results { results, .. } => state.results(results).await,
                     Out::Unchecked { hook, .. } => state.unchecked_hook(&hook),
-                    Out::Result { error, text } => {
+                    Out::Result { error, text, cost_usd } => {
+                        if let Some(usd) = cost_usd {
+                            state.cost(usd).await;
+                        }
                         result = Some((error, text));
                         // The turn is over: closing stdin lets it exit.
                         break;

@@ -63,6 +63,8 @@ pub enum Out {
     Result {
         error: bool,
         text: String,
+        /// What the turn cost, as Claude Code reports it (US dollars).
+        cost_usd: Option<f64>,
     },
     Other,
 }
@@ -229,6 +231,7 @@ pub fn read(line: &str) -> Option<Out> {
         "result" => Out::Result {
             error: v.get("is_error").and_then(Value::as_bool).unwrap_or(false),
             text: string(&v, "result"),
+            cost_usd: v.get("total_cost_usd").and_then(Value::as_f64),
         },
         _ => Out::Other,
     })

@@ -71,6 +71,23 @@ pub struct ProviderSettings {
     /// or a name on PATH. None: the engine's usual name on PATH.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bin: Option<String>,
+    /// What its model costs, per million tokens, in the owner's currency
+    /// (Settings → Models). None: the known price for its model name, if
+    /// there is one (in US dollars).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prices: Option<Price>,
+    /// The owner said "no cap for this provider": its requests are sent
+    /// whatever they cost, and count towards nothing.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_cap: bool,
+}
+
+/// A model's price per million tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Price {
+    pub input: f64,
+    pub output: f64,
 }
 
 fn default_context() -> usize {

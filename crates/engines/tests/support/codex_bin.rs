@@ -37,6 +37,8 @@ pub fn codex_engine(
                 context_tokens: 100_000,
                 max_tokens: 4096,
                 bin: Some(codex_bin().to_string_lossy().into_owned()),
+                prices: None,
+                no_cap: false,
             },
             key: Some("sk-test".into()),
         },

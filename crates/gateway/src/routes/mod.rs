@@ -21,6 +21,7 @@ pub mod security;
 pub mod session;
 pub mod setup_link;
 pub mod skills;
+pub mod spending;
 pub mod stop_all;
 pub mod stream;
 pub mod turns;
