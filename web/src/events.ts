@@ -72,7 +72,7 @@ export interface ToolEntry {
 
 export type Entry = (
   | { type: "message"; seq: number; from: string; text: string; name?: string; app?: string; replaces?: number; retry?: boolean }
-  | { type: "reply"; seq: number; turn: number; text: string }
+  | { type: "reply"; seq: number; turn: number; text: string; cost?: { amount: number; currency: string; chat: number } }
   | { type: "tool"; seq: number; entry: ToolEntry }
   | { type: "question"; seq: number; q: Question }
   | { type: "marked"; seq: number; says: string }
@@ -139,6 +139,9 @@ export function fold(events: Event[]): Folded {
   const replaced: [number, number][] = [];
   // Each turn's files kept for undo, in the order first changed.
   const kept = new Map<number, string[]>();
+  // What each turn's requests cost, and the chat so far.
+  const costs = new Map<number, { amount: number; currency: string }>();
+  let spent = 0;
   for (const e of events) {
     lastSeq = Math.max(lastSeq, e.seq);
     switch (e.type) {
@@ -298,6 +301,16 @@ export function fold(events: Event[]): Folded {
       case "memories.used": {
         const n = Array.isArray(e.memories) ? e.memories.length : 0;
         if (n > 0) entries.push({ type: "memory", seq: e.seq, says: `Given ${n === 1 ? "1 memory" : `${n} memories`} you kept.`, held: false });
+        break;
+      }
+      case "cost": {
+        const amount = typeof e.amount === "number" ? e.amount : 0;
+        const turn = Number(e.turn);
+        const was = costs.get(turn);
+        costs.set(turn, { amount: (was?.amount ?? 0) + amount, currency: s(e.currency) });
+        spent += amount;
+        const last = [...entries].reverse().find((x) => x.type === "reply" && x.turn === turn);
+        if (last && last.type === "reply") last.cost = { ...costs.get(turn)!, chat: spent };
         break;
       }
       case "file.kept": {

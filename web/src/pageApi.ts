@@ -2,6 +2,22 @@
 // page (see main.tsx's lazy parts).
 import { art, call, type AccessKey, type ActivityRow, type Backups, type Check, type KeptKey, type Memory, type Repair, type ReviewTotals, type Safety, type Skill, type Tested, type Routine, type Bridge, type Mode } from "./api";
 
+/** A model's price per million tokens. */
+export interface Price {
+  input: number;
+  output: number;
+}
+
+/** `GET /api/spending`: the caps, today's spending, each provider's prices. */
+export interface Spending {
+  currency: string;
+  day: number | null;
+  chat: number | null;
+  routine: number | null;
+  today: number;
+  providers: { name: string; model: string; prices: Price | null; known: Price | null; used: Price | null; noCap: boolean }[];
+}
+
 /** A connection added from the page (`POST /api/apps`): a program with its
  *  arguments, or an address; `secrets` are its variables or headers. */
 export interface NewConnection {
@@ -75,6 +91,10 @@ export const pageApi = {
   removeAppTokens: (name: string) => call<unknown>("DELETE", `/api/passwords/apps/${encodeURIComponent(name)}`),
   signOut: () => call<unknown>("DELETE", "/api/session"),
   signOutEverywhere: () => call<{ ended: number }>("DELETE", "/api/sessions"),
+  spending: () => call<Spending>("GET", "/api/spending"),
+  setCaps: (c: { currency: string; day?: number; chat?: number; routine?: number }) => call<Spending>("POST", "/api/spending", c),
+  setPrices: (name: string, body: { prices?: Price | null; noCap?: boolean }) =>
+    call<Spending>("POST", `/api/providers/${encodeURIComponent(name)}/prices`, body),
   addProvider: (p: { name: string; kind: string; baseUrl?: string; model: string; key?: string }) =>
     call<{ name: string; default: boolean; hasKey: boolean }>("POST", "/api/providers", p),
   removeProvider: (name: string) => call<unknown>("DELETE", `/api/providers/${encodeURIComponent(name)}`),

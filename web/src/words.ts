@@ -219,3 +219,9 @@ export function toolName(tool: string): string {
   if (dotted) return app(dotted[1], dotted[2]);
   return tool;
 }
+
+/** An amount as a person reads it: `USD 0.0042`, `EUR 5.00`. */
+export function money(amount: number, currency: string): string {
+  const digits = amount !== 0 && Math.abs(amount) < 0.01 ? 4 : 2;
+  return `${currency} ${amount.toFixed(digits)}`;
+}

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, type ActivityRow, type ReviewTotals } from "../api";
-import { pageApi } from "../pageApi";
+import { pageApi, type Spending } from "../pageApi";
+import { money } from "../words";
 import { navigate } from "../router";
 import "../pages.css";
 
@@ -118,6 +119,8 @@ export function ActivityPage({ waiting }: { waiting?: boolean } = {}) {
   const [done, setDone] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [totals, setTotals] = useState<ReviewTotals | null>(null);
+  const [spent, setSpent] = useState<Spending | null>(null);
+  useEffect(() => void pageApi.spending().then(setSpent, () => {}), []);
   const sentinel = useRef<HTMLDivElement>(null);
   const loading = useRef(false);
   const f = FILTERS.find((x) => x.id === filter) ?? FILTERS[0];
@@ -189,6 +192,12 @@ export function ActivityPage({ waiting }: { waiting?: boolean } = {}) {
     <div class="page activity">
       <h1>Activity</h1>
       <p class="quiet">Everything the assistant did, in every chat, newest first. Looking at files isn't listed: doing is.</p>
+      {spent && (spent.today > 0 || spent.day !== null) && (
+        <p class="quiet spent-today">
+          Spent on models today: {money(spent.today, spent.currency)}
+          {spent.day !== null ? ` of the day's cap, ${money(spent.day, spent.currency)}` : ""}.
+        </p>
+      )}
       {totals && totals.reviewAllowed + totals.reviewRejected + totals.reviewAsked + totals.reviewExhausted > 0 && (
         <p class="quiet review-totals">
           Auto mode's reviewer: {totals.reviewAllowed} allowed, {totals.reviewRejected} turned down, {totals.reviewAsked} left to you,{" "}

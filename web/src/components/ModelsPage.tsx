@@ -3,6 +3,7 @@
 // shown again. Test sends one short request and says what came back.
 
 import { useEffect, useState } from "preact/hooks";
+import { SpendingSettings } from "./SpendingSettings";
 import { api, type Provider, type Tested } from "../api";
 import { pageApi } from "../pageApi";
 import { navigate } from "../router";
@@ -198,6 +199,7 @@ export function ModelsPage() {
           {added}
         </p>
       )}
+      <SpendingSettings key={list?.map((p) => p.name).join(",")} />
     </div>
   );
 }

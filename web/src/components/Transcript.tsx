@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { Entry, Question } from "../events";
 import { copy } from "../copy";
-import { modeLine } from "../words";
+import { modeLine, money } from "../words";
 import { kindWord } from "../artifacts/kinds";
 import { navigate } from "../router";
 import { QuestionCard, type Covers } from "./QuestionCard";
@@ -150,6 +150,11 @@ function row(
           <Markdown text={e.text} />
           <span class="message-actions">
             <CopyButton text={() => e.text} label="Copy the answer" />
+            {e.cost && (
+              <span class="quiet cost" title="Estimated from the provider's prices: four characters a token">
+                This answer: {money(e.cost.amount, e.cost.currency)} · this chat: {money(e.cost.chat, e.cost.currency)}
+              </span>
+            )}
             {e.seq === lastReply && props.canRegenerate && props.onRegenerate && (
               <button class="small" onClick={() => void props.onRegenerate!()}>
                 Regenerate
