@@ -175,6 +175,8 @@ async fn serve(
         activity.build();
         search.build();
     });
+    // Questions still waiting when Conch stopped are asked again now.
+    chats.ask_again_after_restart();
     let wanted = limits(settings.gateway.clone().unwrap_or_default());
     let limits = wanted.fit_open_files(crate::open_files::raise(
         (wanted.max_connections + gateway::serve::FILES_KEPT) as u64,

@@ -197,6 +197,32 @@ impl Chat {
         tokio::spawn(async move { chat.drive().await });
     }
 
+    /// Asks the calls of questions a restart ended again, in a turn of
+    /// their own (see `turn::ask_again`), then goes on as usual.
+    pub(crate) fn ask_again(self: &Arc<Self>, calls: Vec<crate::ToolCall>) {
+        // Opened outside a running Conch (a terminal command): nobody to ask.
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        {
+            let mut running = self.live.running.lock().unwrap_or_else(|p| p.into_inner());
+            if *running {
+                return;
+            }
+            *running = true;
+        }
+        let chat = self.clone();
+        runtime.spawn(async move {
+            if let Err(e) = crate::turn::ask_again(chat.core(), calls).await {
+                crate::warn(&format!(
+                    "Chat {}: a question couldn't be asked again: {e}",
+                    chat.id
+                ));
+            }
+            chat.drive().await;
+        });
+    }
+
     async fn drive(self: Arc<Self>) {
         loop {
             {

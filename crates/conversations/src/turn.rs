@@ -69,6 +69,44 @@ async fn run_with(chat: &Arc<Core>, cancel: &Cancel) -> Result<(), LogError> {
         },
         None => steps(chat, turn, cancel).await,
     };
+    end(chat, turn, result).await
+}
+
+/// A turn started again after a restart, for the questions it was waiting
+/// on: each call is asked again (on the page and in the owner's chat app,
+/// as any question), runs if allowed, and the model goes on from there.
+/// Only Conch's own turns: an engine that runs its own tools lost its turn
+/// with the process, and a yes would run nothing.
+pub(crate) async fn ask_again(chat: &Arc<Core>, calls: Vec<ToolCall>) -> Result<(), LogError> {
+    let cancel = Cancel::default();
+    *chat.live.current.lock().unwrap_or_else(|p| p.into_inner()) = Some(cancel.clone());
+    let engine = chat.pick_engine().await;
+    if engine.native().is_some() || chat.shared.halt.get().is_some() {
+        *chat.live.current.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        return Ok(());
+    }
+    let started = chat
+        .log
+        .append(Body::TurnStarted(TurnStarted {
+            engine: engine.name().to_owned(),
+            model: engine.model().map(str::to_owned),
+            not_ready: Vec::new(),
+        }))
+        .await?;
+    let turn = started.seq;
+    let result = async {
+        for call in calls {
+            one_call(chat, turn, call, &cancel).await?;
+        }
+        steps(chat, turn, &cancel).await
+    }
+    .await;
+    let ended = end(chat, turn, result).await;
+    *chat.live.current.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    ended
+}
+
+async fn end(chat: &Arc<Core>, turn: u64, result: Result<(), TurnError>) -> Result<(), LogError> {
     let (reason, error) = match result {
         Ok(()) => (EndReason::Done, None),
         Err(TurnError::Stopped) | Err(TurnError::Engine(EngineError::Stopped)) => {

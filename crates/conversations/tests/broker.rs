@@ -330,13 +330,17 @@ async fn a_mode_picked_mid_turn_allows_what_it_would_allow() {
     until(&chat, ended).await;
 }
 
+/// A question still waiting when Conch stopped: the old one ends (its
+/// step is gone with the process, so a yes to it runs nothing), and the
+/// call is asked again at once in a turn of its own, without anyone
+/// opening the chat; answered, it runs and the model goes on.
 #[tokio::test]
-async fn a_question_cut_off_by_a_restart_ends_cleanly() {
+async fn a_question_cut_off_by_a_restart_is_asked_again() {
     let dir = tempfile::tempdir().unwrap();
     let work = dir.path().join("work");
     std::fs::create_dir(&work).unwrap();
     let engine = Arc::new(ScriptedEngine::new([
-        vec![command("c1", "echo hi")],
+        vec![command("c1", "echo hi > ran.txt")],
         vec![],
     ]));
     let chats = chats_at(&dir.path().join("home"), &work, engine, &[]);
@@ -348,32 +352,51 @@ async fn a_question_cut_off_by_a_restart_ends_cleanly() {
     let chat_dir = copy.join("chats").join(&chat.id);
     std::fs::create_dir_all(&chat_dir).unwrap();
     std::fs::copy(chat.log.path(), chat_dir.join("log.jsonl")).unwrap();
-    let engine = Arc::new(ScriptedEngine::new([]));
+    let engine = Arc::new(ScriptedEngine::new([vec![Chunk::Text("Done.".into())]]));
     let reopened = chats_at(&copy, &work, engine, &[]);
-    let id = chat.id.clone();
-    let again = tokio::task::spawn_blocking(move || reopened.get(&id))
-        .await
-        .unwrap()
-        .unwrap();
+    reopened.ask_again_after_restart();
+    let mut again = None;
+    for _ in 0..500 {
+        if let Some(c) = reopened.already_open(&chat.id) {
+            if c.log.view().pending.len() == 1 {
+                again = Some(c);
+                break;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let again = again.expect("the chat was opened and its question asked again");
     let events = again.log.events_after(0).unwrap();
-    let tail: Vec<&str> = events[events.len() - 2..]
-        .iter()
-        .map(|e| e.body.kind())
-        .collect();
-    assert_eq!(tail, ["permission.ended", "turn.ended"]);
-    let Body::PermissionEnded(pe) = &events[events.len() - 2].body else {
-        panic!()
-    };
+    let ended_old = events.iter().find_map(|e| match &e.body {
+        Body::PermissionEnded(pe) => Some(pe.clone()),
+        _ => None,
+    });
     assert_eq!(
-        (pe.ask.as_str(), pe.reason.as_str()),
-        (ask.ask.as_str(), "restart")
+        ended_old.map(|pe| (pe.ask, pe.reason)),
+        Some((ask.ask.clone(), "restart".to_owned()))
     );
-    assert!(again.log.view().pending.is_empty());
     let err = again
         .answer(&ask.ask, Answer::Once, "owner".into())
         .await
         .unwrap_err();
     assert!(err.to_string().contains("isn't waiting"));
+    let new = again.log.view().pending[0].clone();
+    assert_ne!(new.ask, ask.ask);
+    assert_eq!(new.call, "c1");
+    again
+        .answer(&new.ask, Answer::Once, "owner".into())
+        .await
+        .unwrap();
+    let events = until(
+        &again,
+        |e| matches!(&e.body, Body::Reply(r) if r.text == "Done."),
+    )
+    .await;
+    assert!(finished(&events).iter().any(|f| f.call == "c1" && f.ok));
+    assert_eq!(
+        std::fs::read_to_string(work.join("ran.txt")).unwrap(),
+        "hi\n"
+    );
     chat.stop();
 }
 

@@ -393,6 +393,11 @@ impl Chats {
 
     /// The chat with this id, opening it if it isn't open yet. Opening reads
     /// the whole log once, so call this off the async threads for big chats.
+    /// The chat, if it is open now (never opens it).
+    pub fn already_open(&self, id: &str) -> Option<Arc<Chat>> {
+        self.lock_open().get(id).cloned()
+    }
+
     pub fn get(&self, id: &str) -> Result<Arc<Chat>, ChatError> {
         if !ids::is_valid_id(id) {
             return Err(ChatError::NotFound(id.chars().take(64).collect()));
@@ -436,7 +441,27 @@ impl Chats {
             .as_ref()
             .map(|c| PathBuf::from(&c.work))
             .unwrap_or_else(|| self.config.default_work.clone());
-        // The process that was running these is gone: see broker.rs.
+        // The process that was running these is gone: see broker.rs. The
+        // calls they asked about are asked again in a turn of their own.
+        let again: Vec<crate::ToolCall> = match view.pending.first() {
+            Some(first) => {
+                let events = log.events_after(first.turn.saturating_sub(1))?;
+                view.pending
+                    .iter()
+                    .filter_map(|p| {
+                        events.iter().rev().find_map(|e| match &e.body {
+                            Body::ToolCalled(c) if c.call == p.call => Some(crate::ToolCall {
+                                id: c.call.clone(),
+                                name: c.tool.clone(),
+                                input: c.input.clone(),
+                            }),
+                            _ => None,
+                        })
+                    })
+                    .collect()
+            }
+            None => Vec::new(),
+        };
         for pending in &view.pending {
             log.append_blocking(Body::PermissionEnded(PermissionEnded {
                 ask: pending.ask.clone(),
@@ -457,7 +482,26 @@ impl Chats {
             self.shared(),
         ))));
         self.lock_open().insert(id.to_owned(), chat.clone());
+        if !again.is_empty() && self.halt.get().is_none() {
+            chat.ask_again(again);
+        }
         Ok(chat)
+    }
+
+    /// After a restart: every chat with a question still waiting is opened,
+    /// so its question is asked again at once (on the page and in the
+    /// owner's chat app), not only when someone looks at the chat.
+    pub fn ask_again_after_restart(self: &Arc<Self>) {
+        let me = self.clone();
+        tokio::task::spawn_blocking(move || {
+            let waiting = me.activity.page(None, &[], true, 500);
+            let mut seen = std::collections::HashSet::new();
+            for row in waiting.rows.iter().filter(|r| r.row.ask.is_some()) {
+                if seen.insert(row.chat.clone()) && !row.chat_deleted {
+                    let _ = me.get(&row.chat);
+                }
+            }
+        });
     }
 
     fn lock_creating(&self) -> std::sync::MutexGuard<'_, std::collections::HashSet<String>> {
