@@ -1,4 +1,5 @@
-// Stop everything from the page: ⌘K's Stop everything ends the waiting
+// Stop everything from the page: the sidebar's Stop all (desktop) or ⌘K's
+// Stop everything (phone) ends the waiting
 // question, the bar says Conch is stopped, a message is refused with what
 // to do, and Resume (on the bar) lets it act again. At desktop and phone
 // sizes, with axe on the stopped page.
@@ -22,11 +23,16 @@ for (const [name, viewport] of [
       await send(page, "run `sleep 20`");
       await page.locator(".question.pending").waitFor();
 
-      const find = page.getByRole("button", { name: "Find" });
-      if (await find.isVisible()) await find.click();
-      else await page.keyboard.press("Control+k");
-      await page.getByRole("combobox", { name: "Find chats, skills and commands" }).fill("stop every");
-      await page.getByRole("option", { name: /^Stop everything/ }).click();
+      if (name === "desktop") {
+        // The sidebar's own button.
+        await page.getByRole("button", { name: "Stop all" }).click();
+      } else {
+        const find = page.getByRole("button", { name: "Find" });
+        if (await find.isVisible()) await find.click();
+        else await page.keyboard.press("Control+k");
+        await page.getByRole("combobox", { name: "Find chats, skills and commands" }).fill("stop every");
+        await page.getByRole("option", { name: /^Stop everything/ }).click();
+      }
       const bar = page.locator(".stopped-bar");
       await bar.waitFor();
       assert.match(await bar.innerText(), /Conch is stopped \(from this page\)/);
@@ -42,6 +48,7 @@ for (const [name, viewport] of [
       await page.getByLabel("Message").press("Enter");
       await page.getByText(/Conch is stopped: nothing runs until you press Resume/).first().waitFor();
 
+      if (name === "desktop") assert.equal(await page.getByRole("button", { name: "Stop all" }).count(), 0, "no Stop all while stopped");
       await bar.getByRole("button", { name: "Resume" }).click();
       await bar.waitFor({ state: "detached" });
       await send(page, "hello after resume");

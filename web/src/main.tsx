@@ -230,6 +230,11 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
         page={r.page}
         onNew={() => void newChat()}
         onClose={() => setMenu(false)}
+        stopped={Boolean(halt.stopped)}
+        onStopAll={() => {
+          setMenu(false);
+          void halt.stop();
+        }}
       />
       <main>
         <StoppedBar stopped={halt.stopped} error={halt.error} onResume={() => void halt.resume()} />

@@ -278,14 +278,23 @@ async fn kill_9_under_load_loses_no_acknowledged_message() {
     for c in clients {
         c.await.unwrap();
     }
-    // The last kill, then one more start with nobody posting: opening each
-    // chat ends what the kills cut off, and starts nothing new.
+    // The last kill, then one more start with nobody posting and everything
+    // stopped (`conch stop`): opening each chat ends what the kills cut
+    // off, and starts nothing new (a question cut off isn't asked again
+    // while stopped).
     {
         let (home, work, child) = (home.clone(), work.clone(), child.clone());
         tokio::task::spawn_blocking(move || {
             let mut child = child.lock().unwrap();
             child.kill().unwrap();
             child.wait().unwrap();
+            let stopped = Command::new(EXE)
+                .arg("--home")
+                .arg(&home)
+                .arg("stop")
+                .output()
+                .unwrap();
+            assert!(stopped.status.success());
             *child = start(&home, &work, port);
         })
         .await

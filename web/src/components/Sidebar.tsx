@@ -20,6 +20,9 @@ export function Sidebar(props: {
   page: string;
   onNew: () => void;
   onClose: () => void;
+  /** Everything is stopped (the bar offers Resume). */
+  stopped?: boolean;
+  onStopAll?: () => void;
 }) {
   const [search, setSearch] = useState("");
   const [archived, setArchived] = useState(false);
@@ -211,6 +214,11 @@ export function Sidebar(props: {
         >
           Settings
         </a>
+        {props.onStopAll && !props.stopped && (
+          <button class="stop-all small" title="Every running turn, command, engine and browser action ends, and nothing starts until you resume." onClick={props.onStopAll}>
+            Stop all
+          </button>
+        )}
         <span class="quiet hint">Ctrl K to find anything</span>
       </div>
     </nav>
