@@ -233,7 +233,7 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
         stopped={Boolean(halt.stopped)}
         onStopAll={() => {
           setMenu(false);
-          void halt.stop();
+          void (halt.stopped ? halt.resume() : halt.stop());
         }}
       />
       <main>

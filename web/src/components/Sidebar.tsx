@@ -20,8 +20,9 @@ export function Sidebar(props: {
   page: string;
   onNew: () => void;
   onClose: () => void;
-  /** Everything is stopped (the bar offers Resume). */
+  /** Everything is stopped (the switch is on; the bar offers Resume). */
   stopped?: boolean;
+  /** Stop all, or resume when stopped. */
   onStopAll?: () => void;
 }) {
   const [search, setSearch] = useState("");
@@ -214,8 +215,16 @@ export function Sidebar(props: {
         >
           Settings
         </a>
-        {props.onStopAll && !props.stopped && (
-          <button class="stop-all small" title="Every running turn, command, engine and browser action ends, and nothing starts until you resume." onClick={props.onStopAll}>
+        {props.onStopAll && (
+          // A switch, on while everything is stopped: it isn't another
+          // "Stop" button beside a running turn's own.
+          <button
+            role="switch"
+            aria-checked={Boolean(props.stopped)}
+            class={props.stopped ? "stop-all on small" : "stop-all small"}
+            title={props.stopped ? "Everything is stopped. Switch off to resume." : "Every running turn, command, engine and browser action ends, and nothing starts until you resume."}
+            onClick={props.onStopAll}
+          >
             Stop all
           </button>
         )}
