@@ -22,6 +22,28 @@ fn tool(id: &str, name: &str, input: serde_json::Value) -> Chunk {
     }
 }
 
+fn chats_in(
+    root: &std::path::Path,
+    work: &std::path::Path,
+    engine: Arc<ScriptedEngine>,
+    tools: ToolsConfig,
+) -> Arc<Chats> {
+    Chats::new(
+        Home::open(&root.join("home")).unwrap(),
+        engine,
+        Arc::new(Tools::new(tools)),
+        ChatsConfig {
+            durability: Durability::Group,
+            default_work: work.to_path_buf(),
+            default_mode: Mode::Full,
+            policies: Default::default(),
+            guard: GuardConfig::default(),
+            skills: None,
+            max_steps: None,
+        },
+    )
+}
+
 async fn until_ended(chat: &Chat, turns: usize) -> Vec<Event> {
     for _ in 0..500 {
         let events = chat.log.events_after(0).unwrap();
@@ -81,20 +103,7 @@ async fn a_turns_writes_and_edits_are_put_back_and_the_owners_own_edit_is_kept()
         ],
         vec![Chunk::Text("Done.".into())],
     ]));
-    let chats = Chats::new(
-        Home::open(&root.join("home")).unwrap(),
-        engine,
-        Arc::new(Tools::new(ToolsConfig::default())),
-        ChatsConfig {
-            durability: Durability::Group,
-            default_work: work.clone(),
-            default_mode: Mode::Full,
-            policies: Default::default(),
-            guard: GuardConfig::default(),
-            skills: None,
-            max_steps: None,
-        },
-    );
+    let chats = chats_in(&root, &work, engine, ToolsConfig::default());
     let chat = chats.create(NewChat::default()).await.unwrap();
     chat.post("Tidy my notes").await.unwrap();
     let events = until_ended(&chat, 1).await;
@@ -165,20 +174,7 @@ async fn an_undo_with_nothing_to_undo_says_so() {
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let root = dir.path().canonicalize().unwrap();
     let engine = Arc::new(ScriptedEngine::new([vec![Chunk::Text("Hi.".into())]]));
-    let chats = Chats::new(
-        Home::open(&root.join("home")).unwrap(),
-        engine,
-        Arc::new(Tools::new(ToolsConfig::default())),
-        ChatsConfig {
-            durability: Durability::Group,
-            default_work: root.clone(),
-            default_mode: Mode::Full,
-            policies: Default::default(),
-            guard: GuardConfig::default(),
-            skills: None,
-            max_steps: None,
-        },
-    );
+    let chats = chats_in(&root, &root, engine, ToolsConfig::default());
     let chat = chats.create(NewChat::default()).await.unwrap();
     chat.post("Hello").await.unwrap();
     until_ended(&chat, 1).await;
@@ -216,21 +212,13 @@ async fn a_sealed_commands_sed_append_make_and_remove_are_undone() {
         )],
         vec![Chunk::Text("Done.".into())],
     ]));
-    let chats = Chats::new(
-        Home::open(&root.join("home")).unwrap(),
+    let chats = chats_in(
+        &root,
+        &work,
         engine,
-        Arc::new(Tools::new(ToolsConfig {
+        ToolsConfig {
             seal: Some(seal),
             ..ToolsConfig::default()
-        })),
-        ChatsConfig {
-            durability: Durability::Group,
-            default_work: work.clone(),
-            default_mode: Mode::Full,
-            policies: Default::default(),
-            guard: GuardConfig::default(),
-            skills: None,
-            max_steps: None,
         },
     );
     let chat = chats.create(NewChat::default()).await.unwrap();
