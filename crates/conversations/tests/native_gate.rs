@@ -532,3 +532,96 @@ async fn an_engines_patch_is_undone_file_by_file() {
     assert_eq!(std::fs::read_to_string(&b).unwrap(), "fn b() {}\n");
     assert!(!c.exists());
 }
+
+/// An engine that runs its own tools, in the middle of its turn: it waits
+/// for Stop, as Claude Code's session does between events.
+struct Busy;
+
+impl Engine for Busy {
+    fn name(&self) -> &str {
+        "busy-engine"
+    }
+    fn step<'a>(
+        &'a self,
+        _: StepRequest,
+        _: mpsc::Sender<Chunk>,
+    ) -> BoxFuture<'a, Result<(), EngineError>> {
+        Box::pin(async { Err(EngineError::Protocol("steps aren't used".into())) })
+    }
+    fn native(&self) -> Option<&dyn NativeEngine> {
+        Some(self)
+    }
+}
+
+impl NativeEngine for Busy {
+    fn name(&self) -> &'static str {
+        "a busy engine"
+    }
+    fn turn(
+        &self,
+        _turn: NativeTurn,
+        _gate: Arc<dyn Gate>,
+        mut stop: tokio::sync::watch::Receiver<bool>,
+    ) -> BoxFuture<'_, Result<(), EngineError>> {
+        Box::pin(async move {
+            while !*stop.borrow() {
+                if stop.changed().await.is_err() {
+                    break;
+                }
+            }
+            Err(EngineError::Stopped)
+        })
+    }
+}
+
+/// Stop all ends an engine's own turn too, within a second, and after it
+/// nothing starts on it until Resume.
+#[tokio::test]
+async fn stop_all_ends_an_engines_turn() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let work = root.join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    let home = Home::open(&root.join("home")).unwrap();
+    let chats = Chats::new(
+        home,
+        Arc::new(Busy),
+        Arc::new(NoTools),
+        ChatsConfig {
+            durability: Durability::Group,
+            default_work: work,
+            default_mode: Mode::Full,
+            policies: Default::default(),
+            guard: GuardConfig {
+                // A test engine runs in no box: the owner allowed that.
+                switches: Some(Arc::new(conversations::safety::Switches::new(
+                    &conversations::Safety {
+                        engines_in_box: false,
+                        ..Default::default()
+                    },
+                ))),
+                ..GuardConfig::default()
+            },
+            skills: None,
+            max_steps: None,
+        },
+    );
+    let chat = chats.create(NewChat::default()).await.unwrap();
+    chat.post("Work on it").await.unwrap();
+    until(&chat, |e| matches!(e.body, Body::TurnStarted(_))).await;
+    let started = std::time::Instant::now();
+    assert_eq!(chats.stop_all("owner").unwrap(), 1);
+    let events = until(&chat, |e| matches!(e.body, Body::TurnEnded(_))).await;
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        started.elapsed()
+    );
+    let reason = events.iter().find_map(|e| match &e.body {
+        Body::TurnEnded(t) => Some(t.reason),
+        _ => None,
+    });
+    assert_eq!(reason, Some(protocol::EndReason::Stopped));
+    assert!(chat.post("again").await.is_err());
+    chats.resume().unwrap();
+}
