@@ -444,6 +444,9 @@ async fn log_event(
     match event {
         NativeEvent::Text(_) => {}
         NativeEvent::Cost { usd } => crate::spending::reported(chat, turn, usd).await?,
+        NativeEvent::Usage { input, output } => {
+            crate::spending::used(chat, turn, input, output).await?
+        }
         NativeEvent::ToolCalled(call) => {
             // A call the gate never saw (the engine's own bookkeeping, or
             // one its sandbox refused before asking) is still recorded.

@@ -88,6 +88,9 @@ pub enum NativeEvent {
     Note(String),
     /// What the turn cost, as the engine reports it, in US dollars.
     Cost { usd: f64 },
+    /// Tokens one request to the model used, as the engine reports them
+    /// (Codex): priced by Conch from the provider's prices.
+    Usage { input: u64, output: u64 },
 }
 
 /// One turn for a native engine.

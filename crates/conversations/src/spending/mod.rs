@@ -153,6 +153,40 @@ pub(crate) async fn after_step(
     .await
 }
 
+/// Tokens an engine reported one request used (Codex), priced from the
+/// provider's prices; nothing is counted when its price isn't known.
+pub(crate) async fn used(
+    chat: &Arc<Core>,
+    turn: u64,
+    input: u64,
+    output: u64,
+) -> Result<(), LogError> {
+    let (Some(name), Some(settings)) = (chat.turn_provider(), settings(chat)) else {
+        return Ok(());
+    };
+    let caps = settings.spending.clone().unwrap_or_default();
+    let Some(provider) = settings.providers.iter().find(|p| p.name == name) else {
+        return Ok(());
+    };
+    let Some(price) = prices::price_of(provider, &caps.currency) else {
+        return Ok(());
+    };
+    record(
+        chat,
+        Cost {
+            turn,
+            provider: name,
+            model: provider.model.clone(),
+            amount: prices::amount(price, input, output),
+            currency: caps.currency,
+            input_tokens: input,
+            output_tokens: output,
+            estimated: false,
+        },
+    )
+    .await
+}
+
 /// What an engine reported a turn cost, in US dollars (Claude Code).
 pub(crate) async fn reported(chat: &Arc<Core>, turn: u64, usd: f64) -> Result<(), LogError> {
     let (Some(name), Some(settings)) = (chat.turn_provider(), settings(chat)) else {

@@ -18,6 +18,7 @@ const KNOWN: &[(&str, f64, f64)] = &[
     ("o3", 2.0, 8.0),
     ("o3-mini", 1.1, 4.4),
     ("o4-mini", 1.1, 4.4),
+    ("codex-mini", 1.5, 6.0),
     ("claude-opus-4", 15.0, 75.0),
     ("claude-sonnet-4", 3.0, 15.0),
     ("claude-3-7-sonnet", 3.0, 15.0),

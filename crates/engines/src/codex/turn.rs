@@ -705,6 +705,19 @@ async fn on_notification(
                     .await;
             }
         }
+        // What the last request to the model used (`last`; `total` is the
+        // thread's so far): Conch prices it against the caps.
+        "thread/tokenUsage/updated" => {
+            let last = &params["tokenUsage"]["last"];
+            let (input, output) = (
+                last["inputTokens"].as_u64().unwrap_or(0),
+                last["outputTokens"].as_u64().unwrap_or(0)
+                    + last["reasoningOutputTokens"].as_u64().unwrap_or(0),
+            );
+            if input + output > 0 {
+                shared.report(NativeEvent::Usage { input, output }).await;
+            }
+        }
         "error" if params["willRetry"] != true => {
             *error = params["error"]["message"].as_str().map(str::to_owned);
         }
