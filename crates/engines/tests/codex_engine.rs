@@ -136,6 +136,19 @@ async fn what_codex_says_and_runs_reaches_the_gate_in_order() {
         first_text < called && called < finished && finished < last_text,
         "{events:#?}"
     );
+    // Each of the two requests' tokens, as the model server said them
+    // (10 in, 5 out), reported for the caps.
+    let used: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            NativeEvent::Usage { input, output } => Some((*input, *output)),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        !used.is_empty() && used.iter().all(|u| *u == (10, 5)),
+        "{used:?}"
+    );
     let NativeEvent::ToolCalled(call) = &events[called] else {
         unreachable!()
     };
