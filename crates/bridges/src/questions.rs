@@ -167,15 +167,16 @@ impl Questions {
     }
 
     /// The owner pressed a button: answers the question it was for. What
-    /// the press is told back.
-    pub(crate) async fn pressed(&self, press: &Pressed) -> String {
+    /// the press is told back, and the chat it answered in.
+    pub(crate) async fn pressed(&self, press: &Pressed) -> (String, Option<String>) {
         let (answer, reference) = match press.data.split_once(':') {
             Some(("once", r)) => (Answer::Once, r),
             Some(("always", r)) => (Answer::Always, r),
             Some(("deny", r)) => (Answer::Deny, r),
-            _ => return OVER.to_owned(),
+            _ => return (OVER.to_owned(), None),
         };
         let found = lock(&self.refs).get(reference).cloned();
+        let answered_in = found.as_ref().map(|(chat, _)| chat.clone());
         let result = match found {
             Some((chat, ask)) => match self.chats.get(&chat) {
                 Ok(c) => {
@@ -187,19 +188,22 @@ impl Questions {
             None => Err(ChatError::NotWaiting(String::new())),
         };
         match result {
-            Ok(()) => match answer {
-                Answer::Once => "Allowed once.",
-                Answer::Always => "Allowed for the rest of that chat.",
-                Answer::Deny => "Said no.",
-            }
-            .to_owned(),
+            Ok(()) => (
+                match answer {
+                    Answer::Once => "Allowed once.",
+                    Answer::Always => "Allowed for the rest of that chat.",
+                    Answer::Deny => "Said no.",
+                }
+                .to_owned(),
+                answered_in,
+            ),
             Err(_) => {
                 // A question from before a restart, or answered elsewhere:
                 // its buttons go.
                 if let Some(on) = &press.on {
                     let _ = self.app.edit(on, OVER).await;
                 }
-                OVER.to_owned()
+                (OVER.to_owned(), None)
             }
         }
     }

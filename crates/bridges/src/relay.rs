@@ -331,6 +331,19 @@ impl Relay {
         }
     }
 
+    /// Follows `chat` in the app chat it belongs to, when it belongs to one.
+    fn follow_mapped(&self, chat: &str) {
+        let app_chat = self.state.get(self.app.name()).ok().and_then(|s| {
+            s.chats
+                .iter()
+                .find(|(_, id)| id.as_str() == chat)
+                .map(|(app_chat, _)| app_chat.clone())
+        });
+        if let (Some(app_chat), Ok(chat)) = (app_chat, self.chats.get(chat)) {
+            self.follow(&chat, &app_chat);
+        }
+    }
+
     /// Carries the chat's replies back to the app chat, from now on.
     fn follow(&self, chat: &Arc<Chat>, app_chat: &str) {
         if !self
@@ -383,7 +396,14 @@ impl Relay {
     async fn pressed(&self, press: Pressed) {
         let owner = self.state.get(self.app.name()).ok().and_then(|s| s.owner);
         let reply = if owner.as_ref().is_some_and(|o| o.id == press.from.id) {
-            self.questions.pressed(&press).await
+            let (reply, answered_in) = self.questions.pressed(&press).await;
+            // A chat answered here has its replies carried back here, even
+            // one this relay hasn't heard from since a restart (a question
+            // asked again).
+            if let Some(id) = answered_in {
+                self.follow_mapped(&id);
+            }
+            reply
         } else {
             format!("Only {} can answer this.", self.owner_name)
         };

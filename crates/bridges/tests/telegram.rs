@@ -946,3 +946,102 @@ async fn the_owners_stop_in_telegram_stops_everything_and_nobody_elses_does() {
         .await;
     assert!(!chat.is_running());
 }
+
+/// A question still waiting when Conch stopped is asked again when it
+/// starts, in Telegram too, without anyone opening the chat; the owner's
+/// button there runs the call and the model goes on.
+#[tokio::test]
+async fn a_question_cut_off_by_a_restart_is_asked_again_in_telegram() {
+    let engine = Arc::new(ScriptedEngine::new([vec![command(
+        "c1",
+        "echo encore > encore.txt",
+    )]]));
+    let w = world(engine, Mode::Ask).await;
+    start(&w);
+    link_ada(&w).await;
+    w.api.direct(ADA, "Ada", Some("ada"), "run it");
+    w.api
+        .until("the question is on the owner's phone", |a| {
+            a.said_in(ADA).iter().any(|m| m.buttons.is_some())
+        })
+        .await;
+    let chat = the_chat(&w, ADA);
+
+    // What a crash leaves: the chat's log and the chat app's state, opened
+    // by a new process (a new Bot API connection).
+    let home = w.home.parent().unwrap().join("home-after");
+    let chat_dir = home.join("chats").join(&chat.id);
+    std::fs::create_dir_all(&chat_dir).unwrap();
+    std::fs::copy(chat.log.path(), chat_dir.join("log.jsonl")).unwrap();
+    std::fs::copy(
+        w.home.join(bridges::state::BRIDGES_FILE),
+        home.join(bridges::state::BRIDGES_FILE),
+    )
+    .unwrap();
+    // A new Bot API server numbers its updates afresh.
+    StateFile::new(&home)
+        .update("telegram", |s| s.cursor = None)
+        .unwrap();
+    chat.stop();
+    let work = w.home.parent().unwrap().join("work");
+    let chats = Chats::new(
+        Home::open(&home).unwrap(),
+        Arc::new(ScriptedEngine::new([vec![Chunk::Text("Ran it.".into())]])),
+        Arc::new(Tools::new(ToolsConfig::default())),
+        ChatsConfig {
+            durability: Durability::Group,
+            default_work: work.clone(),
+            default_mode: Mode::Ask,
+            policies: Default::default(),
+            guard: GuardConfig {
+                owner_name: "Ada".into(),
+                ..GuardConfig::default()
+            },
+            skills: None,
+            max_steps: None,
+        },
+    );
+    let api = BotApi::start().await;
+    let app: Arc<dyn ChatApp> = Telegram::new(TOKEN, Some(&api.base), 1).unwrap();
+    let relay = Relay::new(app, chats.clone(), &home, "Ada", waits());
+    tokio::spawn(relay.run());
+    chats.ask_again_after_restart();
+    api.until("the question is asked again on the phone", |a| {
+        a.said_in(ADA).iter().any(|m| m.buttons.is_some())
+    })
+    .await;
+    let question = api
+        .said_in(ADA)
+        .into_iter()
+        .find(|m| m.buttons.is_some())
+        .unwrap();
+    assert!(
+        question.text.contains("echo encore > encore.txt"),
+        "{}",
+        question.text
+    );
+    let once = question.buttons.as_ref().unwrap()[0][0]["callback_data"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let pressed = api.press(ADA, "Ada", &question, &once);
+    api.until("the press is answered", |a| {
+        a.answers().iter().any(|(id, _)| *id == pressed)
+    })
+    .await;
+    let told = api
+        .answers()
+        .into_iter()
+        .find(|(id, _)| *id == pressed)
+        .unwrap()
+        .1;
+    assert_eq!(told, "Allowed once.");
+    api.until("the model goes on", |a| {
+        texts(a, ADA).iter().any(|t| t == "Ran it.")
+    })
+    .await;
+    assert_eq!(
+        std::fs::read_to_string(work.join("encore.txt")).unwrap(),
+        "encore\n"
+    );
+}
