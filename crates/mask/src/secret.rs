@@ -129,12 +129,26 @@ fn env_is_secret(name: &str, value: &str) -> bool {
     let named = upper
         .split(|c: char| !c.is_ascii_alphanumeric())
         .any(|part| SECRET_WORDS.contains(&part) || part.ends_with("KEY") && part.len() <= 6);
-    named || (value.len() >= 16 && TOKEN_STARTS.iter().any(|t| value.starts_with(t)))
+    named
+        || (value.len() >= 16 && TOKEN_STARTS.iter().any(|t| value.starts_with(t)))
+        || url_with_password(value)
+}
+
+/// `scheme://user:password@host…`: whatever the variable is called.
+fn url_with_password(value: &str) -> bool {
+    let Some((_, rest)) = value.split_once("://") else {
+        return false;
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    authority
+        .rsplit_once('@')
+        .is_some_and(|(userinfo, _)| userinfo.split_once(':').is_some_and(|(_, p)| !p.is_empty()))
 }
 
 /// A value that is a path, a number, a yes/no, or a list of paths.
 fn plain_value(value: &str) -> bool {
     value.starts_with('/')
+        || value.starts_with("unix:")
         || value.starts_with("./")
         || value.starts_with("~/")
         || value.chars().all(|c| c.is_ascii_digit() || c == '.')
@@ -162,6 +176,9 @@ mod tests {
             ("HOME", "/root"),
             ("API_KEY", "short"),
             ("GREETING", "hello there everyone"),
+            ("DATABASE_URL", "postgres://app:s3cr3t-pw@db.local:5432/app"),
+            ("HOMEPAGE_URL", "https://example.org/a@b"),
+            ("DBUS_SESSION_BUS_ADDRESS", "unix:path=/run/user/1000/bus"),
         ]);
         let names: Vec<&str> = found.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(
@@ -171,7 +188,8 @@ mod tests {
                 "GH_TOKEN",
                 "DB_PASSWORD",
                 "MY_THING",
-                "APIKEY"
+                "APIKEY",
+                "DATABASE_URL"
             ]
         );
     }
