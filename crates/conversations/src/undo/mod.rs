@@ -9,6 +9,7 @@
 //! A command's changes are found by looking at the work folder before and
 //! after it (`commands`). Not kept: files over 32 MB (1 MB for a command).
 
+mod batch;
 pub(crate) mod commands;
 mod restore;
 pub mod store;

@@ -37,8 +37,8 @@ pub fn undo(log: &ChatLog, target: Target, by: &str) -> Result<FilesRestored, Un
     let events = log.events_after(0)?;
     let dir = log.path().parent().unwrap_or(Path::new("."));
     let (turn, undo_of, steps) = steps(&events, target)?;
-    let mut restored = Vec::new();
     let mut left = Vec::new();
+    let mut planned: Vec<(Restored, super::batch::Change)> = Vec::new();
     for (path, step) in steps {
         let leave = |why: String| LeftAlone {
             path: path.clone(),
@@ -74,22 +74,37 @@ pub fn undo(log: &ChatLog, target: Target, by: &str) -> Result<FilesRestored, Un
                 continue;
             }
         };
-        // What it holds now is kept too, so this undo can be undone.
+        // What it holds now is kept too, so this undo can be undone (on
+        // disk with the rest, before any file changes).
         if let Some(bytes) = &now {
-            if let Err(e) = store::put(dir, bytes) {
+            if let Err(e) = store::put_unflushed(dir, bytes) {
                 left.push(leave(e.to_string()));
                 continue;
             }
         }
-        if let Err(e) = store::put_back(Path::new(&path), content.as_deref()) {
-            left.push(leave(format!("It couldn't be written ({e}).")));
-            continue;
+        planned.push((
+            Restored {
+                path: path.clone(),
+                before: now_hash,
+                after: step.put,
+            },
+            super::batch::Change {
+                path: path.into(),
+                content,
+            },
+        ));
+    }
+    let (plans, changes): (Vec<Restored>, Vec<super::batch::Change>) = planned.into_iter().unzip();
+    let outcomes = super::batch::apply(&changes, &[dir.join(store::KEPT_DIR)]);
+    let mut restored = Vec::new();
+    for (plan, outcome) in plans.into_iter().zip(outcomes) {
+        match outcome {
+            Ok(()) => restored.push(plan),
+            Err(e) => left.push(LeftAlone {
+                path: plan.path,
+                why: format!("It couldn't be written ({e})."),
+            }),
         }
-        restored.push(Restored {
-            path,
-            before: now_hash,
-            after: step.put,
-        });
     }
     let done = FilesRestored {
         turn,

@@ -3,6 +3,7 @@
 //! one copy per version, and a version seen twice costs one.
 
 use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
@@ -57,6 +58,29 @@ pub(crate) fn put(chat_dir: &Path, bytes: &[u8]) -> Result<String, UndoError> {
     Ok(name)
 }
 
+/// Keeps `bytes` like [`put`], without flushing: the caller flushes the
+/// file system once for many (see `batch`).
+pub(crate) fn put_unflushed(chat_dir: &Path, bytes: &[u8]) -> Result<String, UndoError> {
+    let name = hash(bytes);
+    let to = object(chat_dir, &name);
+    if to.exists() {
+        return Ok(name);
+    }
+    let dir = chat_dir.join(KEPT_DIR);
+    crate::private_file::create_private_dir(&dir).map_err(|e| UndoError::Keep(dir.clone(), e))?;
+    let tmp = dir.join(format!(".{name}.tmp"));
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(&tmp)
+        .and_then(|mut f| f.write_all(bytes))
+        .and_then(|()| std::fs::rename(&tmp, &to))
+        .map_err(|e| UndoError::Keep(to, e))?;
+    Ok(name)
+}
+
 pub(crate) fn get(chat_dir: &Path, hash: &str) -> Result<Vec<u8>, UndoError> {
     let from = object(chat_dir, hash);
     let bytes = std::fs::read(&from).map_err(|e| UndoError::Gone(from.clone(), e))?;
@@ -65,31 +89,4 @@ pub(crate) fn get(chat_dir: &Path, hash: &str) -> Result<Vec<u8>, UndoError> {
         return Err(UndoError::Damaged(from));
     }
     Ok(bytes)
-}
-
-/// Puts `content` at `path` (none: removes it), through a file beside it
-/// renamed into place, so a crash leaves the old file or the new one. The
-/// file's permissions are kept.
-pub(crate) fn put_back(path: &Path, content: Option<&[u8]>) -> std::io::Result<()> {
-    let Some(bytes) = content else {
-        return match std::fs::remove_file(path) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-            other => other,
-        };
-    };
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{name}.conch-undo"));
-    let mut file = std::fs::File::create(&tmp)?;
-    file.write_all(bytes)?;
-    if let Ok(meta) = std::fs::metadata(path) {
-        file.set_permissions(meta.permissions())?;
-    }
-    file.sync_data()?;
-    std::fs::rename(&tmp, path)
 }
