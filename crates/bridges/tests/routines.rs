@@ -174,3 +174,107 @@ async fn a_routine_due_in_the_past_runs_once_and_its_command_asks_the_owner_in_t
         .count();
     assert_eq!(runs, 1);
 }
+
+/// A routine whose next request would pass its cap for the day isn't
+/// sent to the model: its run stops, and the owner is told in Telegram
+/// which cap and what to do.
+#[tokio::test]
+async fn a_routine_that_hits_its_cap_stops_and_the_owner_is_told_in_telegram() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let dir = tempfile::tempdir().unwrap();
+    let (home, work) = (dir.path().join("home"), dir.path().join("work"));
+    std::fs::create_dir(&work).unwrap();
+    // A model server that counts what reaches it.
+    let seen = Arc::new(AtomicUsize::new(0));
+    let counted = seen.clone();
+    let app = axum::Router::new().route(
+        "/v1/chat/completions",
+        axum::routing::post(move || {
+            counted.fetch_add(1, Ordering::SeqCst);
+            async { "data: [DONE]\n\n" }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let home_dir = Home::open(&home).unwrap();
+    conversations::Settings {
+        providers: vec![engines::providers::ProviderSettings {
+            name: "metered".into(),
+            kind: engines::providers::ProviderKind::Openai,
+            base_url: format!("http://{addr}/v1"),
+            model: "gpt-4o-mini".into(),
+            context_tokens: 100_000,
+            max_tokens: 4096,
+            bin: None,
+            prices: None,
+            no_cap: false,
+        }],
+        spending: Some(conversations::spending::Caps {
+            routine: Some(0.001),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+    .save(home_dir.root())
+    .unwrap();
+    let chats = Chats::new(
+        home_dir,
+        Arc::new(ScriptedEngine::new(Vec::new())),
+        Arc::new(Tools::new(ToolsConfig::default())),
+        ChatsConfig {
+            durability: Durability::Group,
+            default_work: work.clone(),
+            default_mode: Mode::Full,
+            policies: Default::default(),
+            guard: GuardConfig {
+                owner_name: "Ada".into(),
+                ..GuardConfig::default()
+            },
+            skills: None,
+            max_steps: None,
+        },
+    );
+    chats.use_models(Arc::new(conversations::models::Models::new(home.clone())));
+    let api = BotApi::start().await;
+    let state = StateFile::new(&home);
+    let app: Arc<dyn ChatApp> = Telegram::new(TOKEN, Some(&api.base), 1).unwrap();
+    let relay = Relay::new(
+        app,
+        chats.clone(),
+        &home,
+        "Ada",
+        Waits {
+            unreachable: Duration::from_millis(50),
+            conflict: Duration::from_millis(100),
+            most: Duration::from_secs(2),
+        },
+    );
+    tokio::spawn(relay.run());
+    let (code, kept) = access::new_code([9; 8], routines::now());
+    state.update("telegram", |s| s.link = Some(kept)).unwrap();
+    api.direct(ADA, "Ada", None, &format!("/link {code}"));
+    api.until("linked", |a| {
+        a.said_in(ADA).iter().any(|m| m.text == access::LINKED)
+    })
+    .await;
+    let routine = routines::Store::new(&home)
+        .add(
+            NewRoutine {
+                schedule: "every hour".into(),
+                task: "Summarise my inbox".into(),
+                name: Some("inbox".into()),
+                ..NewRoutine::default()
+            },
+            routines::now(),
+        )
+        .unwrap();
+    chats.run_routine(&routine).await.unwrap();
+    api.until("Ada is told the routine stopped at its cap", |a| {
+        a.said_in(ADA).iter().any(|m| {
+            m.text.starts_with("The routine \"inbox\" stopped with a problem: The next request would pass this routine's cap for today (USD 0.0010;")
+        })
+    })
+    .await;
+    assert_eq!(seen.load(Ordering::SeqCst), 0, "nothing reached the model");
+}
