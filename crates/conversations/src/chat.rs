@@ -309,13 +309,16 @@ impl Chat {
 
     /// Names the chat. The name is plain text: one line, as typed.
     /// Undoes a turn's changes to files, or an earlier undo (see `undo`).
-    /// Not while a turn runs: it could be changing the same files.
+    /// Not while a turn is open.
     pub async fn undo(
         &self,
         target: crate::undo::Target,
         by: &str,
     ) -> Result<protocol::FilesRestored, ChatError> {
-        if *self.live.running.lock().unwrap_or_else(|p| p.into_inner()) {
+        // A turn that is open could be changing the same files; one that
+        // has ended can be undone at once, even while the chat's runner
+        // is still looking for the next message.
+        if self.log.with_view(|v| v.open_turn.is_some()) {
             return Err(ChatError::Working);
         }
         let log = self.log.clone();

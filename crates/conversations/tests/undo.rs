@@ -252,3 +252,119 @@ async fn a_sealed_commands_sed_append_make_and_remove_are_undone() {
     );
     assert!(!work.join("neu.txt").exists());
 }
+
+/// Every file under `dir`, with its bytes (folders left out: an undo puts
+/// files back, and leaves a folder a turn made).
+fn tree(dir: &std::path::Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
+                out.insert(rel, std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    out
+}
+
+/// Whatever mix of changes a turn makes, through commands (overwrite,
+/// append, `sed -i`, `rm`, `mv`, `cp`, a file in a new folder) and
+/// Conch's own `write_file`, undoing it gives back the work folder exactly
+/// as it was, and undoing the undo gives back what the turn left. Over
+/// generated turns and folders with non-ASCII names.
+#[tokio::test]
+async fn any_mix_of_changes_is_undone_exactly_and_redone_exactly() {
+    const NAMES: &[&str] = &[
+        "a.txt",
+        "données.md",
+        "sub/ß.rs",
+        "deep/er/東京.txt",
+        "vide.txt",
+    ];
+    const WORDS: &[&str] = &["alpha", "café", "Grüße", "東京", "x", "zoë"];
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    for round in 0..24 {
+        let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let work = root.join("travail");
+        std::fs::create_dir_all(&work).unwrap();
+        for name in NAMES {
+            if next(3) == 0 {
+                continue;
+            }
+            let path = work.join(name);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            let text: Vec<&str> = (0..next(40)).map(|_| WORDS[next(WORDS.len())]).collect();
+            std::fs::write(&path, text.join(" ")).unwrap();
+        }
+        let before = tree(&work);
+        let mut calls = Vec::new();
+        for i in 0..1 + next(4) {
+            let mut parts = Vec::new();
+            for _ in 0..1 + next(4) {
+                let (a, b) = (NAMES[next(NAMES.len())], NAMES[next(NAMES.len())]);
+                let w = WORDS[next(WORDS.len())];
+                parts.push(match next(7) {
+                    0 => format!("mkdir -p \"$(dirname '{a}')\" && printf '%s' '{w}' > '{a}'"),
+                    1 => format!("mkdir -p \"$(dirname '{a}')\" && printf '%s\\n' '{w}' >> '{a}'"),
+                    2 => format!("sed -i 's/a/{w}/g' '{a}' 2>/dev/null || true"),
+                    3 => format!("rm -f '{a}'"),
+                    4 => format!(
+                        "mkdir -p \"$(dirname '{b}')\" && mv '{a}' '{b}' 2>/dev/null || true"
+                    ),
+                    5 => format!(
+                        "mkdir -p \"$(dirname '{b}')\" && cp '{a}' '{b}' 2>/dev/null || true"
+                    ),
+                    _ => format!("mkdir -p neu/{i} && printf '%s' '{w}' > 'neu/{i}/n.txt'"),
+                });
+            }
+            calls.push(tool(
+                &format!("c{i}"),
+                "run_command",
+                json!({"command": parts.join("; ")}),
+            ));
+            if next(2) == 0 {
+                let a = NAMES[next(NAMES.len())];
+                calls.push(tool(
+                    &format!("w{i}"),
+                    "write_file",
+                    json!({"path": a, "content": WORDS[next(WORDS.len())]}),
+                ));
+            }
+        }
+        let engine = Arc::new(ScriptedEngine::new([
+            calls,
+            vec![Chunk::Text("Done.".into())],
+        ]));
+        let chats = chats_in(&root, &work, engine, ToolsConfig::default());
+        let chat = chats.create(NewChat::default()).await.unwrap();
+        chat.post("Change things").await.unwrap();
+        until_ended(&chat, 1).await;
+        let after = tree(&work);
+        match chat.undo(Target::Last, "owner").await {
+            Ok(done) => {
+                assert!(done.left.is_empty(), "round {round}: {:?}", done.left);
+                assert_eq!(tree(&work), before, "round {round}: undo");
+                let seq = chat.log.last_seq();
+                chat.undo(Target::Undo(seq), "owner").await.unwrap();
+                assert_eq!(tree(&work), after, "round {round}: undo of the undo");
+            }
+            // Nothing changed (every step happened to be a no-op).
+            Err(e) => {
+                eprintln!("round {round}: {e}");
+                assert_eq!(after, before, "round {round}: changes not kept")
+            }
+        }
+    }
+}

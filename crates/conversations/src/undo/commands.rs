@@ -53,11 +53,13 @@ pub(crate) struct Known {
 /// The work folder just before a command.
 pub(crate) struct Before {
     files: HashMap<PathBuf, (Stat, Option<String>)>,
+    /// The work folder is the whole home (or `/`): not looked at.
+    wide: bool,
 }
 
 /// Whether `work` is the person's whole home folder (or the root): too
-/// much to keep before every command. Changes there are still logged,
-/// with why they can't be put back.
+/// much to walk twice and keep before every command, so a command's
+/// changes there aren't kept (Conch's own file tools' still are).
 fn too_wide(work: &Path) -> bool {
     let home = std::env::var_os("HOME").map(PathBuf::from);
     work == Path::new("/") || home.is_some_and(|h| h.canonicalize().unwrap_or(h) == work)
@@ -66,26 +68,31 @@ fn too_wide(work: &Path) -> bool {
 /// Keeps the work folder's small files that changed since last seen.
 pub(crate) async fn before_command(chat: &Arc<Core>) -> Before {
     let chat = chat.clone();
+    if too_wide(&chat.work) {
+        return Before {
+            files: HashMap::new(),
+            wide: true,
+        };
+    }
     tokio::task::spawn_blocking(move || {
         let dir = super::chat_dir(&chat);
-        let wide = too_wide(&chat.work);
         let mut known = chat.live.commands.lock().unwrap_or_else(|p| p.into_inner());
         let mut files = HashMap::new();
         crate::work_files::each_file(&chat.work, |path, meta| {
             let stat = Stat::of(meta);
             let hash = match known.files.get(&path) {
                 Some((seen, hash)) if *seen == stat => hash.clone(),
-                _ if wide => None,
                 _ => keep(&dir, &path, stat, &mut known.spent),
             };
             files.insert(path, (stat, hash));
         });
         known.files.clone_from(&files);
-        Before { files }
+        Before { files, wide: false }
     })
     .await
     .unwrap_or(Before {
         files: HashMap::new(),
+        wide: false,
     })
 }
 
@@ -107,6 +114,9 @@ pub(crate) async fn after_command(
     before: Before,
     by: &str,
 ) -> Result<(), LogError> {
+    if before.wide {
+        return Ok(());
+    }
     let work = chat.work.clone();
     let changed = tokio::task::spawn_blocking(move || {
         let mut after = HashMap::new();
@@ -149,7 +159,7 @@ pub(crate) async fn after_command(
             None => (
                 None,
                 Some(format!(
-                    "a command changed it, and Conch keeps copies before commands only of files up to {} MB, {} MB a chat, in a work folder other than your whole home folder",
+                    "a command changed it, and Conch keeps copies before commands only of files up to {} MB, {} MB a chat",
                     LARGEST >> 20,
                     BUDGET >> 20
                 )),
